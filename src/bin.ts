@@ -1,0 +1,19 @@
+// The only exit point: everything else returns an exit code.
+import { main } from './main.js';
+
+const controller = new AbortController();
+let interrupted = false;
+process.on('SIGINT', () => {
+  // First Ctrl-C asks the running command to stop cleanly (handles kept); a second one forces.
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  controller.abort();
+});
+
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdinIsTTY: Boolean(process.stdin.isTTY),
+  env: process.env,
+  interrupt: controller.signal,
+});

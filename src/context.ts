@@ -1,0 +1,78 @@
+// Everything a command needs from the outside world, built once in main.ts and injected,
+// so commands and lifecycle logic are testable without touching process globals.
+import { resolveHome } from './home.js';
+
+export interface GlobalOptions {
+  json?: boolean;
+  color?: boolean; // commander's --no-color sets this to false
+  input?: boolean; // --no-input sets this to false
+  verbose?: boolean;
+  home?: string;
+}
+
+export interface Output {
+  write(text: string): void;
+  isTTY: boolean;
+}
+
+export interface Context {
+  stdout: Output;
+  stderr: Output;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  json: boolean;
+  color: boolean;
+  /** Prompting allowed: a TTY on stdin, not CI, no --no-input. */
+  interactive: boolean;
+  verbose: boolean;
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Diagnostics on stderr with -v; callers must not pass secrets or task ids. */
+  debug(line: string): void;
+  /** Fires on Ctrl-C: long-running commands stop and keep their handles. */
+  interrupt: AbortSignal;
+}
+
+export interface ProcessIO {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  stdinIsTTY: boolean;
+  env: NodeJS.ProcessEnv;
+  interrupt: AbortSignal;
+}
+
+export const realSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
+  const env = io.env;
+  const json = Boolean(opts.json);
+  const color = opts.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && Boolean(io.stdout.isTTY) && !json;
+  const interactive = opts.input !== false && io.stdinIsTTY && !env.CI;
+  const verbose = Boolean(opts.verbose);
+  return {
+    stdout: { write: (t) => void io.stdout.write(t), isTTY: Boolean(io.stdout.isTTY) },
+    stderr: { write: (t) => void io.stderr.write(t), isTTY: Boolean(io.stderr.isTTY) },
+    env,
+    home: resolveHome(opts.home, env),
+    json,
+    color,
+    interactive,
+    verbose,
+    now: () => Date.now(),
+    sleep: realSleep,
+    debug: (line) => {
+      if (verbose) io.stderr.write(`mcp-tasks: ${line}\n`);
+    },
+    interrupt: io.interrupt,
+  };
+}

@@ -1,0 +1,156 @@
+// Streamable HTTP front of the demo server. Every POST is classified once with the SDK's
+// inbound ladder; requests the task surface claims are answered here (with the header checks
+// the extension asks for), everything else goes to the SDK's createMcpHandler.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import { ErrorCode, HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../protocol/constants.js';
+import { createDemoMcpServer } from './sdk-server.js';
+import type { RpcRequest, TaskSurface } from './task-surface.js';
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface HttpDemo {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+  res.end(data);
+}
+
+const rpcError = (id: unknown, code: number, message: string, data?: unknown) => ({
+  jsonrpc: '2.0',
+  id: id ?? null,
+  error: { code, message, ...(data !== undefined ? { data } : {}) },
+});
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** The Mcp-Name value a claimed request must carry: the taskId for tasks/*, the tool for tools/call. */
+function expectedName(request: RpcRequest): string | undefined {
+  const p = request.params ?? {};
+  if (request.method === 'tools/call') return typeof p.name === 'string' ? p.name : undefined;
+  if (['tasks/get', 'tasks/update', 'tasks/cancel'].includes(request.method)) return typeof p.taskId === 'string' ? p.taskId : undefined;
+  return undefined;
+}
+
+export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?: string; log?: (line: string) => void }): Promise<HttpDemo> {
+  const host = opts.host ?? '127.0.0.1';
+  const handler = createMcpHandler(() => createDemoMcpServer(), { onerror: () => {} });
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'not found: the MCP endpoint is /mcp' });
+
+    let raw: Buffer | undefined;
+    let parsed: unknown;
+    if (req.method === 'POST') {
+      try {
+        raw = await readBody(req);
+      } catch {
+        return sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
+      }
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return sendJson(res, 400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON'));
+      }
+      const claimed = await handleClaimed(req, res, parsed);
+      if (claimed) return;
+    }
+    // Everything else: the SDK's own handler, with the body we already read.
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const request = new Request(url, { method: req.method ?? 'GET', headers, ...(raw ? { body: new Uint8Array(raw) } : {}) });
+    const response = await handler.fetch(request, parsed !== undefined ? { parsedBody: parsed } : undefined);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (!response.body) return res.end();
+    for await (const chunk of response.body) res.write(chunk);
+    res.end();
+  };
+
+  const handleClaimed = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean> => {
+    const msg = body as RpcRequest;
+    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.method !== 'string' || msg.id === undefined) return false;
+    if (!surface.claims(msg)) return false;
+    const verdict = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: header(req, HEADER_PROTOCOL_VERSION),
+      mcpMethodHeader: header(req, HEADER_METHOD),
+      mcpNameHeader: header(req, HEADER_NAME),
+      body,
+    });
+    if (verdict.kind === 'reject') {
+      sendJson(res, verdict.httpStatus, rpcError(msg.id, verdict.code, verdict.message, verdict.data));
+      return true;
+    }
+    if (verdict.kind === 'legacy') return false; // 2025-era traffic: the SDK's stateless legacy serving
+    const methodHeader = header(req, HEADER_METHOD);
+    if (methodHeader !== msg.method) {
+      sendJson(res, 400, rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Method header ${JSON.stringify(methodHeader ?? null)} does not match body method ${msg.method}`, {
+        mismatch: { header: methodHeader ?? '(missing)', body: msg.method },
+      }));
+      return true;
+    }
+    const want = expectedName(msg);
+    const nameHeader = header(req, HEADER_NAME);
+    if (want !== undefined && nameHeader !== want) {
+      sendJson(res, 400, rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Name header does not match the body (${nameHeader === undefined ? 'header missing' : 'different value'})`, {
+        mismatch: { header: nameHeader === undefined ? '(missing)' : 'Mcp-Name', body: msg.method === 'tools/call' ? 'params.name' : 'params.taskId' },
+      }));
+      return true;
+    }
+    const outcome = await surface.handle(msg);
+    if (outcome.kind === 'drop') {
+      opts.log?.('fault drop-create-response: task stored, connection closed before the response');
+      req.socket.destroy();
+      return true;
+    }
+    if (outcome.kind === 'error') sendJson(res, 200, rpcError(msg.id, outcome.code, outcome.message, outcome.data));
+    else sendJson(res, 200, { jsonrpc: '2.0', id: msg.id, result: outcome.result });
+    return true;
+  };
+
+  const server = createServer((req, res) => {
+    onRequest(req, res).catch((err: Error) => {
+      opts.log?.(`request failed: ${err.message}`);
+      if (!res.headersSent) sendJson(res, 500, rpcError(null, ErrorCode.InternalError, 'Internal error'));
+      else res.destroy();
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      const addr = server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+      resolve({
+        server,
+        url: `http://${host}:${port}/mcp`,
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+            void handler.close?.();
+          }),
+      });
+    });
+  });
+}

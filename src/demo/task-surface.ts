@@ -1,0 +1,158 @@
+// The part of the protocol the SDK does not serve: tasks/* and the task-creating side of
+// tools/call. Both transports (HTTP and stdio) hand every request here first; `undefined`
+// means "not ours, let the SDK answer it".
+import { hasTaskClientCapabilityV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { ErrorCode, TASKS_EXTENSION_ID } from '../protocol/constants.js';
+import { IDEMPOTENCY_META_KEY, RpcError, type TaskEngine } from './task-engine.js';
+import { findTool, hostileText, plainText, type DemoTool, type InputRequest, type JsonObject } from './tools.js';
+import type { StoredTask } from './task-store.js';
+
+export interface RpcRequest {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: string;
+  params?: JsonObject;
+}
+
+export type SurfaceOutcome =
+  | { kind: 'result'; result: JsonObject }
+  | { kind: 'error'; code: number; message: string; data?: unknown }
+  /** The task exists but the response must not be delivered (drop-create-response fault). */
+  | { kind: 'drop' };
+
+const REMOVED_TASK_METHODS = new Set(['tasks/list', 'tasks/result']);
+
+/** requestState for multi round-trip tools: the demo keeps no server state between rounds. */
+const encodeState = (tool: string, args: JsonObject) => Buffer.from(JSON.stringify({ tool, args })).toString('base64url');
+
+export class TaskSurface {
+  constructor(private readonly engine: TaskEngine) {}
+
+  /** Whether `request` is served here rather than by the SDK. */
+  claims(request: RpcRequest): boolean {
+    if (request.method.startsWith('tasks/')) return true;
+    if (request.method !== 'tools/call') return false;
+    const tool = findTool(request.params?.name);
+    return tool !== undefined && tool.taskSupport !== 'forbidden';
+  }
+
+  async handle(request: RpcRequest): Promise<SurfaceOutcome> {
+    try {
+      return await this.dispatch(request);
+    } catch (err) {
+      if (err instanceof RpcError) return { kind: 'error', code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) };
+      return { kind: 'error', code: ErrorCode.InternalError, message: `Internal error: ${(err as Error).message}` };
+    }
+  }
+
+  private async dispatch(request: RpcRequest): Promise<SurfaceOutcome> {
+    const params = (request.params ?? {}) as JsonObject;
+    if (REMOVED_TASK_METHODS.has(request.method)) {
+      return { kind: 'error', code: ErrorCode.MethodNotFound, message: `Method not found: ${request.method} is not part of the 2026-07-28 tasks extension` };
+    }
+    // The capability gate comes before any lookup: an undeclared client learns nothing about ids.
+    if (request.method.startsWith('tasks/') && !hasTaskClientCapabilityV2(params)) return missingCapability(request.method);
+    switch (request.method) {
+      case 'tasks/get':
+        return { kind: 'result', result: await this.engine.get(params) };
+      case 'tasks/update':
+        return { kind: 'result', result: this.engine.update(params) };
+      case 'tasks/cancel':
+        return { kind: 'result', result: this.engine.cancel(params) };
+      case 'tools/call':
+        return this.callTool(params);
+      default:
+        return { kind: 'error', code: ErrorCode.MethodNotFound, message: `Method not found: ${request.method}` };
+    }
+  }
+
+  private async callTool(params: JsonObject): Promise<SurfaceOutcome> {
+    const tool = findTool(params.name)!;
+    const args = (params.arguments ?? {}) as JsonObject;
+    if (typeof args !== 'object' || Array.isArray(args)) throw new RpcError(ErrorCode.InvalidParams, 'params.arguments must be an object');
+    const problem = checkArgs(tool, args);
+    if (problem) throw new RpcError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${problem}`);
+
+    const tasksDeclared = hasTaskClientCapabilityV2(params);
+    const style = this.engine.faults.hostileText ? hostileText : plainText;
+    const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
+
+    // Multi round-trip: ask before any task exists, until every preflight key is answered.
+    if (tool.preflight) {
+      const asked = tool.preflight(args, style);
+      const missing = Object.keys(asked).filter((k) => responses[k] === undefined);
+      if (missing.length > 0) {
+        if (!tasksDeclared && tool.taskSupport === 'required') return missingCapability(`tool ${tool.name}`);
+        const inputRequests: Record<string, InputRequest> = Object.fromEntries(missing.map((k) => [k, asked[k]!]));
+        return { kind: 'result', result: { resultType: 'input_required', inputRequests, requestState: encodeState(tool.name, args) } };
+      }
+    }
+
+    if (!tasksDeclared) {
+      if (tool.taskSupport === 'required') return missingCapability(`tool ${tool.name}`);
+      return { kind: 'result', result: await this.runInline(tool, args, responses) };
+    }
+
+    const meta = (params._meta ?? {}) as JsonObject;
+    const key = meta[IDEMPOTENCY_META_KEY];
+    const { result, created } = this.engine.create(tool, args, {
+      ...(typeof key === 'string' && key.length > 0 ? { idempotencyKey: key } : {}),
+      ...(tool.preflight ? { answers: pick(responses, Object.keys(tool.preflight(args, style))) } : {}),
+    });
+    if (created && this.engine.faults.dropCreateResponse) return { kind: 'drop' };
+    return { kind: 'result', result };
+  }
+
+  /**
+   * A client that did not declare the extension gets an ordinary result: timed tools do their
+   * work inline; tools that need input ask for it with an InputRequiredResult and finish when the
+   * retry carries the answers.
+   */
+  private async runInline(tool: DemoTool, args: JsonObject, responses: Record<string, unknown>): Promise<JsonObject> {
+    const start = Date.now();
+    const task: StoredTask = {
+      taskId: 'inline',
+      tool: tool.name,
+      args,
+      createdAtMs: start,
+      ttlMs: null,
+      answers: responses,
+      answeredAtMs: Object.fromEntries(Object.keys(responses).map((k) => [k, start])),
+      ...(this.engine.faults.hostileText ? { hostileText: true } : {}),
+    };
+    for (;;) {
+      const view = this.engine.view(task, Date.now());
+      if (view.status === 'input_required') {
+        return { resultType: 'input_required', inputRequests: view.inputRequests ?? {}, requestState: encodeState(tool.name, args) };
+      }
+      if (view.status === 'completed') return { resultType: 'complete', ...view.result };
+      if (view.status === 'failed') throw new RpcError(view.error?.code ?? ErrorCode.InternalError, view.error?.message ?? 'failed', view.error?.data);
+      if (view.status === 'cancelled') throw new RpcError(ErrorCode.InternalError, 'cancelled');
+      await new Promise((r) => setTimeout(r, Math.min(view.pollIntervalMs, 200)));
+    }
+  }
+}
+
+function missingCapability(what: string): SurfaceOutcome {
+  return {
+    kind: 'error',
+    code: ErrorCode.MissingCapability,
+    message: `Missing required client capability: ${TASKS_EXTENSION_ID} (needed for ${what}); declare it in _meta clientCapabilities.extensions`,
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
+  };
+}
+
+const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+
+/** A small check of the arguments against the tool's inputSchema: required keys and primitive types. */
+export function checkArgs(tool: DemoTool, args: JsonObject): string | undefined {
+  const schema = tool.inputSchema as { properties?: Record<string, { type?: string }>; required?: string[] };
+  for (const key of schema.required ?? []) if (args[key] === undefined) return `missing required argument "${key}"`;
+  for (const [key, value] of Object.entries(args)) {
+    const type = schema.properties?.[key]?.type;
+    if (!type) continue;
+    const ok = type === 'number' || type === 'integer' ? typeof value === 'number' : type === 'string' ? typeof value === 'string' : type === 'boolean' ? typeof value === 'boolean' : true;
+    if (!ok) return `argument "${key}" must be a ${type}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,43 @@
+// Builds the program, runs it, and maps typed errors to the contract's exit codes.
+// The only place that decides an exit code for a failure.
+import { CommanderError } from 'commander';
+import { buildContext, type Context, type GlobalOptions, type ProcessIO } from './context.js';
+import { CliError, ExitCode } from './errors.js';
+import { buildProgram } from './cli/program.js';
+import { VERSION } from './version.js';
+
+export async function main(argv: string[], io: ProcessIO): Promise<number> {
+  let ctx: Context | undefined;
+  let exitCode: number = ExitCode.Ok;
+  const makeContext = (g: GlobalOptions) => (ctx = buildContext(g, io));
+  const program = buildProgram(VERSION, makeContext, (code) => (exitCode = code));
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (s) => io.stdout.write(s),
+    writeErr: (s) => io.stderr.write(s),
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0; parse errors were already printed by commander.
+      return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    return reportError(err, ctx ?? buildContext({}, io), io);
+  }
+}
+
+export function reportError(err: unknown, ctx: Context, io: ProcessIO): number {
+  if (err instanceof CliError) {
+    if (ctx.json) io.stdout.write(JSON.stringify({ error: { kind: err.kind, message: err.message, next: err.next } }) + '\n');
+    else io.stderr.write(`mcp-tasks: ${err.message}\n  next: ${err.next}\n`);
+    return err.exitCode;
+  }
+  // Unexpected: still one line by default; the stack only with --verbose.
+  const e = err as Error;
+  if (ctx.json) io.stdout.write(JSON.stringify({ error: { kind: 'internal', message: e?.message ?? String(err), next: 'Re-run with --verbose and report the output.' } }) + '\n');
+  else io.stderr.write(`mcp-tasks: unexpected error: ${e?.message ?? String(err)}\n  next: re-run with --verbose and report the output\n`);
+  if (ctx.verbose && e?.stack) io.stderr.write(e.stack + '\n');
+  return ExitCode.Usage;
+}
