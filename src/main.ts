@@ -5,6 +5,7 @@ import { buildContext, type Context, type GlobalOptions, type ProcessIO } from '
 import { CliError, ExitCode } from './errors.js';
 import { buildProgram } from './cli/program.js';
 import { VERSION } from './version.js';
+import { toCliError } from './app/remote-error.js';
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
@@ -28,7 +29,8 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   }
 }
 
-export function reportError(err: unknown, ctx: Context, io: ProcessIO): number {
+export function reportError(thrown: unknown, ctx: Context, io: ProcessIO): number {
+  const err = toCliError(thrown) ?? thrown;
   if (err instanceof CliError) {
     if (ctx.json) io.stdout.write(JSON.stringify({ error: { kind: err.kind, message: err.message, next: err.next } }) + '\n');
     else io.stderr.write(`mcp-tasks: ${err.message}\n  next: ${err.next}\n`);

@@ -26,6 +26,142 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
 
   const ctxOf = (cmd: Command) => makeContext(cmd.optsWithGlobals() as GlobalOptions);
 
+  const server = program.command('server').description('named servers: add, list, show, remove, import, check');
+  server
+    .command('add <name> [command...]')
+    .description('add a Streamable HTTP server (--url) or a stdio server (-- <command> [args...])')
+    .option('--url <url>', 'Streamable HTTP endpoint')
+    .addOption(new Option('--header <"K: V">', 'static header (repeatable); "K: env:VAR" reads $VAR at connect time').argParser(collect))
+    .option('--bearer-env <VAR>', 'read a bearer token from $VAR at connect time (the token is never stored)')
+    .addOption(new Option('--env <K=V|K>', 'stdio environment (repeatable); K alone passes your $K through').argParser(collect))
+    .option('--cwd <dir>', 'working directory of a stdio server')
+    .addOption(new Option('--root <uri>', 'a root to answer roots/list requests with (repeatable)').argParser(collect))
+    .option('--idempotency-meta <key>', 'the server deduplicates on _meta[<key>]: send the operation id there on every call')
+    .option('--allow-http', 'allow plain http:// to a non-loopback host')
+    .option('--force', 'replace an existing server of that name')
+    .action(async (name: string, command: string[], opts, cmd: Command) => {
+      const { runServerAdd } = await import('./commands/server.js');
+      done(await runServerAdd(name, command, opts, ctxOf(cmd)));
+    });
+  server
+    .command('list')
+    .description('named servers (secrets redacted)')
+    .action(async (_opts, cmd: Command) => {
+      const { runServerList } = await import('./commands/server.js');
+      done(await runServerList(ctxOf(cmd)));
+    });
+  server
+    .command('show <name>')
+    .description('one server entry (secrets redacted)')
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { runServerShow } = await import('./commands/server.js');
+      done(await runServerShow(name, ctxOf(cmd)));
+    });
+  server
+    .command('remove <name>')
+    .description('forget a server (vaulted tasks are kept)')
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { runServerRemove } = await import('./commands/server.js');
+      done(await runServerRemove(name, ctxOf(cmd)));
+    });
+  server
+    .command('import <file>')
+    .description('import servers from an mcpServers JSON config (mcp.json)')
+    .option('--only <names>', 'comma-separated subset to import')
+    .option('--force', 'replace servers that already exist')
+    .action(async (file: string, opts, cmd: Command) => {
+      const { runServerImport } = await import('./commands/server.js');
+      done(await runServerImport(file, opts, ctxOf(cmd)));
+    });
+  server
+    .command('check <name>')
+    .description('protocol era, whether the tasks extension is advertised, tools with their hints')
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { runServerCheck } = await import('./commands/server.js');
+      done(await runServerCheck(name, ctxOf(cmd)));
+    });
+
+  program
+    .command('tools <server>')
+    .description('tools with annotations (read-only / destructive / idempotent hints)')
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { runTools } = await import('./commands/tools.js');
+      done(await runTools(name, ctxOf(cmd)));
+    });
+
+  program
+    .command('call <server> <tool> [args...]')
+    .description('call a tool declaring the tasks extension; follows the task to its end unless --detach')
+    .addHelpText('after', '\nArguments: key=value (a string, or a number/boolean where the tool\'s schema asks for one), key:=json (typed JSON).')
+    .option('--args-json <json>', 'the whole argument object as JSON')
+    .option('--args-file <file>', 'the argument object from a JSON file (- for stdin)')
+    .option('--detach', 'print the handle and exit once the task exists')
+    .option('--timeout <duration>', 'stop following after this long (exit 124, handle kept)')
+    .addOption(new Option('--label <k=v>', 'label the task (repeatable); a label value works as a ref').argParser(collect))
+    .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
+    .action(async (server: string, tool: string, args: string[], opts, cmd: Command) => {
+      const { runCall } = await import('./commands/call.js');
+      done(await runCall(server, tool, args, opts, ctxOf(cmd)));
+    });
+
+  const refHelp = '\n<ref>: a taskId, a unique prefix (6+ characters) of a vaulted taskId, a label value, or - to read a taskId from stdin.';
+  program
+    .command('get <ref>')
+    .description('one tasks/get: print the state, and the result or error when terminal')
+    .addHelpText('after', refHelp)
+    .option('--server <name>', 'inspect a taskId that is not in the vault, on this server')
+    .option('--save', 'with --server: add the task to the vault')
+    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
+    .action(async (ref: string, opts, cmd: Command) => {
+      const { runGet } = await import('./commands/get.js');
+      done(await runGet(ref, opts, ctxOf(cmd)));
+    });
+  program
+    .command('watch <ref...>')
+    .description("poll at the server's pollIntervalMs until terminal")
+    .addHelpText('after', refHelp)
+    .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
+    .option('--server <name>', 'watch taskIds that are not in the vault, on this server')
+    .option('--save', 'with --server: add the tasks to the vault')
+    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
+    .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
+    .action(async (refs: string[], opts, cmd: Command) => {
+      const { runWatch } = await import('./commands/watch.js');
+      done(await runWatch(refs, opts, ctxOf(cmd)));
+    });
+  program
+    .command('cancel <ref>')
+    .description('request cancellation (tasks/cancel); --wait reports the state actually reached')
+    .addHelpText('after', refHelp)
+    .option('--wait', 'follow the task to its terminal state and exit with its code')
+    .option('--timeout <duration>', 'with --wait: stop after this long (exit 124)')
+    .option('--server <name>', 'cancel a taskId that is not in the vault, on this server')
+    .option('--save', 'with --server: add the task to the vault')
+    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
+    .action(async (ref: string, opts, cmd: Command) => {
+      const { runCancel } = await import('./commands/cancel.js');
+      done(await runCancel(ref, opts, ctxOf(cmd)));
+    });
+
+  program
+    .command('list')
+    .description('vault records (active by default)')
+    .option('--server <name>', 'only tasks on this server')
+    .option('--status <status>', 'only this status or phase (working, completed, lost, in-doubt, …)')
+    .addOption(new Option('--label <k=v>', 'only tasks with this label (repeatable)').argParser(collect))
+    .option('--all', 'include finished tasks')
+    .action(async (opts, cmd: Command) => {
+      const { runList } = await import('./commands/vault-view.js');
+      done(await runList(opts, ctxOf(cmd)));
+    });
+  program
+    .command('show <ref>')
+    .description('one vault record: server identity, auth kind, operation, status history, cached result')
+    .action(async (ref: string, _opts, cmd: Command) => {
+      const { runShow } = await import('./commands/vault-view.js');
+      done(await runShow(ref, ctxOf(cmd)));
+    });
+
   program
     .command('demo-server')
     .description('run the embedded demo tasks server (2026-07-28 tasks extension)')

@@ -1,0 +1,79 @@
+// Following a task to its end for `call`, `watch` and `cancel --wait`: pollUntil with the
+// vault kept current (every change, and the terminal result before the command exits).
+import type { Context } from '../context.js';
+import type { Connection } from '../connection/connect.js';
+import { getTask } from '../protocol/task-wire.js';
+import { startProgress } from '../output/progress.js';
+import { jsonLine, taskJson } from '../output/render.js';
+import { pollUntil, type RetryPolicy } from '../tasks/poll.js';
+import type { WatchEnd } from '../tasks/outcome.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { Vault } from '../vault/vault.js';
+import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
+import type { TaskTarget } from './task-target.js';
+
+export interface FollowOptions {
+  timeoutMs?: number;
+  initial?: TaskSnapshot;
+  /** Several tasks watched at once: plain progress lines instead of a spinner. */
+  multi?: boolean;
+  /** --json watch: one JSON object per observed change on stdout. */
+  streamJson?: boolean;
+  retry?: RetryPolicy;
+  onInputRequired?: (s: TaskSnapshot) => Promise<'answered' | 'stop'>;
+}
+
+/** Record a snapshot in the vault (only for vaulted targets). */
+export function persistSnapshot(ctx: Context, vault: Vault, target: TaskTarget, s: TaskSnapshot): void {
+  const at = new Date(ctx.now()).toISOString();
+  applySnapshot(target.record, s, at);
+  if (target.persisted) vault.update(target.record.opId, (rec) => applySnapshot(rec, s, at));
+}
+
+export function markLost(ctx: Context, vault: Vault, target: TaskTarget, reason: string): void {
+  const at = new Date(ctx.now()).toISOString();
+  const mark = (rec: VaultRecord) => {
+    rec.phase = 'lost';
+    rec.reason = reason;
+    rec.updatedAt = at;
+  };
+  mark(target.record);
+  if (target.persisted) vault.update(target.record.opId, mark);
+}
+
+export async function followTask(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, opts: FollowOptions = {}): Promise<WatchEnd> {
+  const label = `${target.record.operation.name} on ${target.record.server.name}`;
+  const progress = await startProgress(ctx, label, { multi: opts.multi ?? false });
+  try {
+    const end = await pollUntil({
+      taskId: target.taskId,
+      get: (id) => getTask(conn, id, { signal: ctx.interrupt }),
+      now: ctx.now,
+      sleep: ctx.sleep,
+      signal: ctx.interrupt,
+      ...(opts.initial ? { initial: opts.initial } : {}),
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      ...(opts.retry ? { retry: opts.retry } : {}),
+      onSnapshot: (s, changed) => {
+        progress.update(s);
+        if (changed || s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled') {
+          persistSnapshot(ctx, vault, target, s);
+          if (ctx.json && opts.streamJson) ctx.stdout.write(jsonLine(taskJson(target.record, s)));
+        }
+      },
+      onRetry: (n) => progress.note(`server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${Math.ceil(n.delayMs / 1000)}s`),
+      ...(opts.onInputRequired
+        ? {
+            onInputRequired: async (s: TaskSnapshot) => {
+              progress.stop();
+              return opts.onInputRequired!(s);
+            },
+          }
+        : {}),
+    });
+    if (end.kind === 'lost') markLost(ctx, vault, target, end.reason);
+    return end;
+  } finally {
+    progress.stop();
+  }
+}

@@ -1,0 +1,36 @@
+// Opening a connection to a named server for a command: the SDK client, era caching in the
+// server config, and the clear refusal of servers that only speak the 2025-11-25 generation.
+import type { Context } from '../context.js';
+import { CliError } from '../errors.js';
+import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
+import type { ServerEntry } from '../servers/server-entry.js';
+import { ServerStore } from '../servers/server-store.js';
+import type { Connection } from '../connection/connect.js';
+import { sanitize } from '../output/sanitize.js';
+
+export async function openConnection(ctx: Context, entry: ServerEntry, opts: { requireModern?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<Connection> {
+  const { connect } = await import('../connection/connect.js');
+  const conn = await connect(entry, {
+    env: ctx.env,
+    ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
+    debug: (l) => ctx.debug(l),
+    onServerStderr: (line) => ctx.debug(`[${entry.name} stderr] ${sanitize(line, { singleLine: true, maxLength: 300 })}`),
+  });
+  if (conn.era !== 'modern' && opts.requireModern !== false) {
+    await conn.close();
+    throw new CliError(
+      'protocol',
+      `server "${entry.name}" speaks only ${conn.protocolVersion === 'unknown' ? LEGACY_PROTOCOL_VERSION : conn.protocolVersion}, the experimental tasks generation; mcp-tasks follows the ${MODERN_PROTOCOL_VERSION} tasks extension`,
+      `Upgrade the server to ${MODERN_PROTOCOL_VERSION}, or use a client that speaks the 2025-11-25 tasks API for it.`,
+    );
+  }
+  // Cache what we found, so later calls adopt it without a server/discover probe.
+  if (!('builtin' in entry && entry.builtin) && (!entry.discovered || entry.discovered.protocolVersion !== conn.protocolVersion)) {
+    try {
+      await new ServerStore(ctx.home).rememberEra(entry.name, conn.discovered());
+    } catch (err) {
+      ctx.debug(`could not cache the server era: ${(err as Error).message}`);
+    }
+  }
+  return conn;
+}

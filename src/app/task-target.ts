@@ -1,0 +1,91 @@
+// Resolving what a command acts on: a vault record (by ref) or an ad-hoc taskId on a named
+// server, and the server entry it must be sent to. A vaulted handle is only ever sent to the
+// server identity it was created on.
+import { readFileSync } from 'node:fs';
+import type { Context } from '../context.js';
+import { CliError } from '../errors.js';
+import { describeIdentity, identityOf, sameIdentity, authKind, type ServerEntry } from '../servers/server-entry.js';
+import { ServerStore } from '../servers/server-store.js';
+import { Vault } from '../vault/vault.js';
+import type { VaultRecord } from '../vault/vault-record.js';
+
+export interface TaskTarget {
+  record: VaultRecord;
+  /** False for a taskId inspected with --server and not saved: nothing is written to the vault. */
+  persisted: boolean;
+  entry: ServerEntry;
+  taskId: string;
+}
+
+export interface TargetOptions {
+  server?: string;
+  save?: boolean;
+  rebind?: boolean;
+}
+
+export function openVault(ctx: Context): Vault {
+  return new Vault(ctx.home, ctx.env, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
+}
+
+export function newRecord(entry: ServerEntry, home: string, operation: VaultRecord['operation'], labels: Record<string, string>, opId: string, now: string): VaultRecord {
+  return {
+    opId,
+    server: { name: entry.name, identity: identityOf(entry, home), ...(entry.discovered?.protocolVersion ? { protocolVersion: entry.discovered.protocolVersion } : {}) },
+    auth: entry.transport === 'http' && entry.bearerEnv ? { kind: authKind(entry), bearerEnv: entry.bearerEnv } : { kind: 'none' },
+    operation,
+    phase: 'submitting',
+    history: [],
+    inputKeysSeen: [],
+    inputKeysAnswered: [],
+    labels,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** `-` reads the taskId from stdin, so a full bearer handle never has to appear in argv. */
+function readRef(ref: string): string {
+  if (ref !== '-') return ref;
+  const text = readFileSync(0, 'utf8').trim();
+  if (!text) throw new CliError('invalid-input', 'no taskId on stdin', 'Pipe the taskId in, e.g. `printf %s "$TASK" | mcp-tasks get - --server NAME`.');
+  return text;
+}
+
+export function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions): { vault: Vault; target: TaskTarget } {
+  const vault = openVault(ctx);
+  const servers = new ServerStore(ctx.home);
+  const ref = readRef(rawRef);
+  const rec = vault.resolve(ref);
+  if (rec) {
+    if (opts.server && opts.server !== rec.server.name) {
+      throw new CliError('invalid-input', `this task was created on server "${rec.server.name}", not "${opts.server}"`, `Drop --server, or use --server ${rec.server.name}.`);
+    }
+    if (!rec.taskId) {
+      throw new CliError(
+        'in-doubt',
+        `operation ${rec.opId.slice(0, 8)} (${rec.operation.name} on ${rec.server.name}) never received a task handle`,
+        `Run \`mcp-tasks recover ${rec.opId.slice(0, 8)}\` to see whether it is safe to resubmit.`,
+      );
+    }
+    const entry = servers.get(rec.server.name);
+    const now = identityOf(entry, ctx.home);
+    if (!sameIdentity(now, rec.server.identity) && !opts.rebind) {
+      throw new CliError(
+        'invalid-input',
+        `server "${rec.server.name}" now points at ${describeIdentity(now)}, but this task was created on ${describeIdentity(rec.server.identity)}; its handle is only sent where it was created`,
+        `Restore the server entry, or pass --rebind if the same server really moved.`,
+      );
+    }
+    return { vault, target: { record: rec, persisted: true, entry, taskId: rec.taskId } };
+  }
+  if (!opts.server) {
+    throw new CliError('not-found', `no task in the vault matches "${rawRef === '-' ? '(stdin)' : rawRef}"`, 'Run `mcp-tasks list --all` to see vaulted tasks, or pass --server <name> to inspect a taskId that is not in the vault.');
+  }
+  const entry = servers.get(opts.server);
+  const now = new Date(ctx.now()).toISOString();
+  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: '(unknown operation)', arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${Date.now().toString(36)}`, now);
+  record.taskId = ref;
+  record.phase = 'active';
+  if (opts.save) vault.put(record);
+  return { vault, target: { record, persisted: Boolean(opts.save), entry, taskId: ref } };
+}

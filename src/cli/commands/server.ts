@@ -1,0 +1,276 @@
+// `server add | list | show | remove | import | check`: named servers.
+import { readFileSync } from 'node:fs';
+import type { Context } from '../../context.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { jsonLine, makeStyle } from '../../output/render.js';
+import { sanitize } from '../../output/sanitize.js';
+import { SECRET_HEADER, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
+import { ServerStore, validateServerName } from '../../servers/server-store.js';
+import { openConnection } from '../../app/server-connection.js';
+import { TASKS_EXTENSION_ID } from '../../protocol/constants.js';
+
+export interface ServerAddOptions {
+  url?: string;
+  header?: string[];
+  bearerEnv?: string;
+  env?: string[];
+  cwd?: string;
+  root?: string[];
+  idempotencyMeta?: string;
+  allowHttp?: boolean;
+  force?: boolean;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function parseHeaders(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of values) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new CliError('invalid-input', `--header "${h}" is not "Name: value"`, 'Write it as --header "X-Team: search".');
+    const name = h.slice(0, i).trim();
+    const value = h.slice(i + 1).trim();
+    if (SECRET_HEADER.test(name) && !value.startsWith('env:')) {
+      throw new CliError(
+        'invalid-input',
+        `refusing to store the credential header ${name} in the config file`,
+        `Use --bearer-env VAR for a bearer token, or --header "${name}: env:VAR" to read the value from $VAR at connect time.`,
+      );
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+function parseEnv(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of values) {
+    const i = kv.indexOf('=');
+    const key = i < 0 ? kv : kv.slice(0, i);
+    if (!ENV_NAME.test(key)) throw new CliError('invalid-input', `--env "${kv}" is not KEY=VALUE or KEY`, 'KEY alone passes your current value of $KEY through at connect time.');
+    // KEY alone (empty value) means: pass the caller's $KEY through when connecting.
+    out[key] = i < 0 ? '' : kv.slice(i + 1);
+  }
+  return out;
+}
+
+export function buildEntry(name: string, opts: ServerAddOptions, command: string[]): ServerEntry {
+  validateServerName(name);
+  const common = {
+    ...(opts.root?.length ? { roots: opts.root } : {}),
+    ...(opts.idempotencyMeta ? { idempotencyMeta: opts.idempotencyMeta } : {}),
+  };
+  if (opts.url !== undefined) {
+    if (command.length) throw new CliError('invalid-input', 'give either --url or a command after --, not both', 'HTTP: --url <url>; stdio: -- <command> [args...].');
+    let url: URL;
+    try {
+      url = new URL(opts.url);
+    } catch {
+      throw new CliError('invalid-input', `--url "${opts.url}" is not a URL`, 'Write it in full, e.g. https://mcp.example.com/mcp.');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('invalid-input', `--url must be http(s), got ${url.protocol}`, 'Use https://…');
+    if (url.username || url.password) throw new CliError('invalid-input', 'refusing a URL with credentials in it', 'Use --bearer-env VAR or --header "Name: env:VAR" instead.');
+    if (url.protocol === 'http:' && !isLoopbackUrl(url) && !opts.allowHttp) {
+      throw new CliError('invalid-input', `plain http:// to ${url.host} would send handles and tokens unencrypted`, 'Use https://, or pass --allow-http for a trusted network.');
+    }
+    if (opts.bearerEnv !== undefined && !ENV_NAME.test(opts.bearerEnv)) throw new CliError('invalid-input', `--bearer-env takes a variable name, got "${opts.bearerEnv}"`, 'Pass the name, e.g. --bearer-env MY_TOKEN, not the token.');
+    if (opts.env?.length) throw new CliError('invalid-input', '--env applies to stdio servers only', 'Drop --env for an HTTP server.');
+    const headers = parseHeaders(opts.header ?? []);
+    const entry: HttpServerEntry = {
+      name,
+      transport: 'http',
+      url: url.toString(),
+      ...(Object.keys(headers).length ? { headers } : {}),
+      ...(opts.bearerEnv ? { bearerEnv: opts.bearerEnv } : {}),
+      ...(opts.allowHttp ? { allowHttp: true } : {}),
+      ...common,
+    };
+    return entry;
+  }
+  if (!command.length) throw new CliError('invalid-input', 'a server needs --url <url> (HTTP) or a command after -- (stdio)', `e.g. mcp-tasks server add ${name} -- npx -y @modelcontextprotocol/server-everything`);
+  if (opts.header?.length || opts.bearerEnv) throw new CliError('invalid-input', '--header and --bearer-env apply to HTTP servers only', 'Pass secrets to a stdio server with --env KEY (passed through from your shell).');
+  const env = parseEnv(opts.env ?? []);
+  const entry: StdioServerEntry = {
+    name,
+    transport: 'stdio',
+    command: command[0]!,
+    args: command.slice(1),
+    ...(Object.keys(env).length ? { env } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...common,
+  };
+  return entry;
+}
+
+/** A server entry for people and JSON: secrets never shown (env values and header values redacted). */
+export function redactEntry(e: ServerEntry): Record<string, unknown> {
+  if (e.transport === 'http') {
+    return {
+      name: e.name,
+      transport: 'http',
+      url: e.url,
+      ...(e.headers ? { headers: Object.fromEntries(Object.entries(e.headers).map(([k, v]) => [k, v.startsWith('env:') ? v : SECRET_HEADER.test(k) ? '(redacted)' : v])) } : {}),
+      auth: e.bearerEnv ? { kind: 'bearer-env', variable: e.bearerEnv } : { kind: 'none' },
+      ...(e.roots ? { roots: e.roots } : {}),
+      ...(e.idempotencyMeta ? { idempotencyMeta: e.idempotencyMeta } : {}),
+      ...(e.discovered ? { protocolVersion: e.discovered.protocolVersion, tasksAdvertised: e.discovered.tasksAdvertised, checkedAt: e.discovered.checkedAt } : {}),
+    };
+  }
+  return {
+    name: e.name,
+    transport: 'stdio',
+    command: e.command,
+    args: e.args,
+    ...(e.env ? { env: Object.fromEntries(Object.keys(e.env).map((k) => [k, e.env![k] === '' ? '(passed through)' : '(set)'])) } : {}),
+    ...(e.cwd ? { cwd: e.cwd } : {}),
+    ...(e.builtin ? { builtin: true } : {}),
+    ...(e.roots ? { roots: e.roots } : {}),
+    ...(e.idempotencyMeta ? { idempotencyMeta: e.idempotencyMeta } : {}),
+    ...(e.discovered ? { protocolVersion: e.discovered.protocolVersion, tasksAdvertised: e.discovered.tasksAdvertised, checkedAt: e.discovered.checkedAt } : {}),
+  };
+}
+
+function describe(e: ServerEntry): string {
+  return e.transport === 'http' ? e.url : `stdio: ${[e.command, ...e.args].join(' ')}`;
+}
+
+export async function runServerAdd(name: string, command: string[], opts: ServerAddOptions, ctx: Context): Promise<number> {
+  const store = new ServerStore(ctx.home);
+  const entry = buildEntry(name, opts, command);
+  if (store.find(name) && !opts.force) throw new CliError('invalid-input', `a server named "${name}" already exists`, `Pass --force to replace it, or \`mcp-tasks server remove ${name}\` first.`);
+  await store.put(entry);
+  if (ctx.json) ctx.stdout.write(jsonLine(redactEntry(entry)));
+  else ctx.stdout.write(`added server ${name} (${describe(entry)})\n  next: \`mcp-tasks server check ${name}\`\n`);
+  return ExitCode.Ok;
+}
+
+export async function runServerList(ctx: Context): Promise<number> {
+  const entries = new ServerStore(ctx.home).list();
+  if (ctx.json) {
+    ctx.stdout.write(jsonLine(entries.map(redactEntry)));
+    return ExitCode.Ok;
+  }
+  const st = makeStyle(ctx.color);
+  const width = Math.max(...entries.map((e) => e.name.length));
+  for (const e of entries) {
+    const era = e.discovered ? st.c.gray(` [${e.discovered.protocolVersion}${e.discovered.tasksAdvertised ? ', tasks' : ''}]`) : '';
+    ctx.stdout.write(`${st.c.bold(e.name.padEnd(width))}  ${e.transport === 'stdio' && 'builtin' in e && e.builtin ? 'built-in demo server (stdio)' : describe(e)}${era}\n`);
+  }
+  return ExitCode.Ok;
+}
+
+export async function runServerShow(name: string, ctx: Context): Promise<number> {
+  const entry = new ServerStore(ctx.home).get(name);
+  const view = redactEntry(entry);
+  if (ctx.json) ctx.stdout.write(jsonLine(view));
+  else for (const [k, v] of Object.entries(view)) ctx.stdout.write(`${k.padEnd(18)} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+  return ExitCode.Ok;
+}
+
+export async function runServerRemove(name: string, ctx: Context): Promise<number> {
+  validateServerName(name);
+  const removed = await new ServerStore(ctx.home).remove(name);
+  if (!removed) throw new CliError('not-found', `no server named "${name}"`, 'Run `mcp-tasks server list`.');
+  if (ctx.json) ctx.stdout.write(jsonLine({ removed: name }));
+  else ctx.stdout.write(`removed server ${name}; vaulted tasks created on it are kept, and will only be sent to the same server again\n`);
+  return ExitCode.Ok;
+}
+
+interface McpJsonEntry {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  type?: string;
+  headers?: Record<string, string>;
+}
+
+export async function runServerImport(file: string, opts: { only?: string; force?: boolean }, ctx: Context): Promise<number> {
+  let parsed: { mcpServers?: Record<string, McpJsonEntry> };
+  try {
+    parsed = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as typeof parsed;
+  } catch (err) {
+    throw new CliError('invalid-input', `cannot read ${file} as JSON: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Pass an mcp.json file with an "mcpServers" object.');
+  }
+  const servers = parsed?.mcpServers;
+  if (!servers || typeof servers !== 'object') throw new CliError('invalid-input', `${file} has no "mcpServers" object`, 'The common format is {"mcpServers": {"name": {"command": …} | {"url": …}}}.');
+  const only = opts.only ? new Set(opts.only.split(',').map((s) => s.trim()).filter(Boolean)) : undefined;
+  if (only) for (const n of only) if (!(n in servers)) throw new CliError('invalid-input', `--only names "${n}", which ${file} does not define`, `Defined: ${Object.keys(servers).join(', ')}.`);
+  const store = new ServerStore(ctx.home);
+  const imported: string[] = [];
+  const skipped: Array<{ name: string; reason: string }> = [];
+  for (const [name, def] of Object.entries(servers)) {
+    if (only && !only.has(name)) continue;
+    try {
+      if (store.find(name) && !opts.force) throw new CliError('invalid-input', 'already exists (use --force to replace)', '');
+      // Secret header values and env values are not copied in clear: env values become pass-through.
+      const headers = Object.entries(def.headers ?? {}).map(([k, v]) => (SECRET_HEADER.test(k) && !String(v).startsWith('env:') ? `${k}: env:${envNameFor(name, k)}` : `${k}: ${v}`));
+      const entry = buildEntry(
+        name,
+        {
+          ...(def.url ? { url: def.url } : {}),
+          header: headers,
+          env: Object.keys(def.env ?? {}),
+          ...(def.cwd ? { cwd: def.cwd } : {}),
+        },
+        def.url ? [] : [def.command ?? '', ...(def.args ?? [])].filter((x, i) => i > 0 || x !== ''),
+      );
+      await store.put(entry);
+      imported.push(name);
+    } catch (err) {
+      skipped.push({ name, reason: err instanceof CliError ? err.message : (err as Error).message });
+    }
+  }
+  if (ctx.json) ctx.stdout.write(jsonLine({ imported, skipped }));
+  else {
+    for (const n of imported) ctx.stdout.write(`imported ${n}\n`);
+    for (const s of skipped) ctx.stderr.write(`skipped ${s.name}: ${s.reason}\n`);
+    if (imported.length) ctx.stdout.write(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`mcp-tasks server show <name>\`)\n`);
+  }
+  return skipped.length && !imported.length ? ExitCode.Usage : ExitCode.Ok;
+}
+
+const envNameFor = (server: string, header: string) => `${server}_${header}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+
+export async function runServerCheck(name: string, ctx: Context): Promise<number> {
+  const entry = new ServerStore(ctx.home).get(name);
+  const conn = await openConnection(ctx, entry, { requireModern: false });
+  try {
+    const tools = await conn.listTools();
+    const report = {
+      server: name,
+      protocolVersion: conn.protocolVersion,
+      era: conn.era,
+      serverInfo: conn.serverInfo ?? null,
+      tasksExtension: conn.tasksAdvertised,
+      tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {} })),
+    };
+    if (ctx.json) ctx.stdout.write(jsonLine(report));
+    else {
+      const st = makeStyle(ctx.color);
+      const info = conn.serverInfo ? `${sanitize(conn.serverInfo.name, { singleLine: true, maxLength: 100 })} ${sanitize(conn.serverInfo.version, { singleLine: true, maxLength: 40 })}` : 'unnamed server';
+      ctx.stdout.write(`${st.c.bold(name)}: ${info}\n`);
+      ctx.stdout.write(`  protocol  ${conn.protocolVersion} (${conn.era === 'modern' ? 'stateless 2026-07-28 era' : 'legacy session era'})\n`);
+      ctx.stdout.write(`  tasks     ${conn.tasksAdvertised ? st.c.green(`${TASKS_EXTENSION_ID} advertised`) : st.c.yellow('extension not advertised: tools will answer synchronously')}\n`);
+      ctx.stdout.write(`  tools     ${tools.length}\n`);
+      ctx.stdout.write(renderToolLines(tools, st));
+      if (conn.era !== 'modern') ctx.stdout.write(st.c.yellow(`  this server speaks only ${conn.protocolVersion}: call/get/watch need the 2026-07-28 tasks extension\n`));
+    }
+    return ExitCode.Ok;
+  } finally {
+    await conn.close();
+  }
+}
+
+export function renderToolLines(tools: Array<{ name: string; description?: string; annotations?: Record<string, unknown> }>, st: ReturnType<typeof makeStyle>): string {
+  const width = Math.max(4, ...tools.map((t) => Math.min(t.name.length, 40)));
+  return tools
+    .map((t) => {
+      const a = t.annotations ?? {};
+      const hints = [a.readOnlyHint ? st.c.green('read-only') : '', a.destructiveHint ? st.c.red('destructive') : '', a.idempotentHint ? st.c.cyan('idempotent') : ''].filter(Boolean).join(' ');
+      const desc = t.description ? sanitize(t.description, { singleLine: true, maxLength: 90 }) : '';
+      return `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(width)}  ${hints ? `[${hints}] ` : ''}${st.c.gray(desc)}\n`;
+    })
+    .join('');
+}

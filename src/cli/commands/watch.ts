@@ -1,0 +1,63 @@
+// `watch <ref>...`: poll at each server's pollIntervalMs until every task is terminal.
+import type { Context } from '../../context.js';
+import { openConnection } from '../../app/server-connection.js';
+import { resolveTarget, type TargetOptions, type TaskTarget } from '../../app/task-target.js';
+import { followTask } from '../../app/follow.js';
+import { reportEnd } from '../../app/report.js';
+import { toCliError } from '../../app/remote-error.js';
+import { combineExitCodes } from '../../tasks/outcome.js';
+import type { Connection } from '../../connection/connect.js';
+import type { ExitCodeValue } from '../../errors.js';
+import { parseDuration } from '../duration.js';
+import { usageError } from '../../errors.js';
+
+export interface WatchOptions extends TargetOptions {
+  timeout?: string;
+  answers?: string;
+}
+
+export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
+  const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
+  if (refs.filter((r) => r === '-').length > 1) throw usageError('only one ref can be read from stdin (-)');
+  const resolved = refs.map((ref) => resolveTarget(ctx, ref, opts));
+  const seen = new Set<string>();
+  for (const { target } of resolved) {
+    const key = `${target.entry.name}\0${target.taskId}`;
+    if (seen.has(key)) throw usageError(`the same task is named twice (${target.taskId.slice(0, 10)}…)`);
+    seen.add(key);
+  }
+  // One connection per server, shared by the tasks that live there.
+  const connections = new Map<string, Promise<Connection>>();
+  const connFor = (t: TaskTarget) => {
+    let c = connections.get(t.entry.name);
+    if (!c) connections.set(t.entry.name, (c = openConnection(ctx, t.entry)));
+    return c;
+  };
+  const multi = resolved.length > 1;
+  try {
+    const codes = await Promise.all(
+      resolved.map(async ({ vault, target }): Promise<ExitCodeValue> => {
+        try {
+          const conn = await connFor(target);
+          const initial = target.record.last;
+          const end = await followTask(ctx, conn, vault, target, {
+            multi,
+            streamJson: true,
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+            ...(initial ? { initial: { ...initial } } : {}),
+          });
+          return reportEnd(ctx, target, end, { statePrinted: ctx.json });
+        } catch (err) {
+          if (!multi) throw err;
+          const e = toCliError(err, target.entry.name);
+          if (!e) throw err;
+          ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${e.message}\n  next: ${e.next}\n`);
+          return e.exitCode;
+        }
+      }),
+    );
+    return combineExitCodes(codes);
+  } finally {
+    for (const c of connections.values()) await c.then((x) => x.close(), () => {});
+  }
+}

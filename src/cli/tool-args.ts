@@ -1,0 +1,86 @@
+// Tool arguments from the command line: key=value (a string, or the number/boolean the tool's
+// inputSchema asks for), key:=json (typed), --args-json, --args-file; checked against the
+// tool's inputSchema before anything is sent.
+import { readFileSync } from 'node:fs';
+import { CliError } from '../errors.js';
+
+type Schema = { type?: string | string[]; properties?: Record<string, Schema> };
+
+function invalid(message: string, next = 'Run `mcp-tasks tools <server>` to see the tool\'s arguments.'): CliError {
+  return new CliError('invalid-input', message, next);
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw invalid(`${what} is not valid JSON: ${(err as Error).message}`, 'Quote the JSON for your shell, e.g. count:=\'3\' or tags:=\'["a","b"]\'.');
+  }
+}
+
+const types = (s: Schema | undefined): string[] => (s?.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type]);
+
+/** A `key=value` string becomes the number or boolean the schema asks for, when it reads as one. */
+function coerce(value: string, prop: Schema | undefined): unknown {
+  const t = types(prop);
+  if (t.includes('string') || t.length === 0) return value;
+  if ((t.includes('number') || t.includes('integer')) && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(value)) return Number(value);
+  if (t.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  if (t.includes('null') && value === 'null') return null;
+  return value;
+}
+
+export interface ArgSources {
+  pairs: string[];
+  argsJson?: string;
+  argsFile?: string;
+}
+
+export function buildArguments(src: ArgSources, inputSchema: Record<string, unknown> | undefined): Record<string, unknown> {
+  let base: Record<string, unknown> = {};
+  if (src.argsJson !== undefined && src.argsFile !== undefined) throw invalid('give --args-json or --args-file, not both', 'Pick one source for the argument object.');
+  if (src.argsJson !== undefined || src.argsFile !== undefined) {
+    let text: string;
+    if (src.argsFile !== undefined) {
+      try {
+        text = readFileSync(src.argsFile === '-' ? 0 : src.argsFile, 'utf8');
+      } catch (err) {
+        throw invalid(`cannot read --args-file ${src.argsFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
+      }
+    } else text = src.argsJson!;
+    const parsed = parseJson(text, src.argsFile !== undefined ? `--args-file ${src.argsFile}` : '--args-json');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid('the arguments must be a JSON object', 'Wrap them in { … }.');
+    base = parsed as Record<string, unknown>;
+  }
+  const props = (inputSchema as Schema | undefined)?.properties ?? {};
+  for (const pair of src.pairs) {
+    const typed = pair.indexOf(':=');
+    const plain = pair.indexOf('=');
+    if (typed > 0 && typed < plain) {
+      const key = pair.slice(0, typed);
+      base[key] = parseJson(pair.slice(typed + 2), `the value of ${key}`);
+    } else if (plain > 0) {
+      const key = pair.slice(0, plain);
+      base[key] = coerce(pair.slice(plain + 1), props[key]);
+    } else {
+      throw invalid(`"${pair}" is not an argument: use key=value or key:=json`);
+    }
+  }
+  return base;
+}
+
+/** Check arguments with the SDK's own JSON Schema validator; the message names the field. */
+export async function validateArguments(toolName: string, args: Record<string, unknown>, inputSchema: Record<string, unknown> | undefined): Promise<void> {
+  if (!inputSchema) return;
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/client/validators/ajv');
+  let check;
+  try {
+    check = new AjvJsonSchemaValidator().getValidator(inputSchema as never);
+  } catch {
+    return; // a schema we cannot compile is the server's problem: let it judge the arguments
+  }
+  const verdict = check(args);
+  if (!verdict.valid) {
+    throw invalid(`invalid arguments for ${toolName}: ${verdict.errorMessage.replace(/\bdata\//g, '').replace(/\bdata\b/g, 'arguments')}`);
+  }
+}

@@ -1,0 +1,314 @@
+// Connections through the official SDK v2 client: stdio or Streamable HTTP, the 2026-07-28
+// era (with a cached discover result so later calls need no probe). The SDK refuses to send
+// tasks/* itself and rejects task results from callTool, so those go out as raw JSON-RPC
+// messages over the SDK's own transport, with our own ids (the Inspector does the same).
+import type { Client as SdkClient } from '@modelcontextprotocol/client';
+import { CliError } from '../errors.js';
+import {
+  MODERN_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  TASKS_EXTENSION_ID,
+} from '../protocol/constants.js';
+import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
+import { VERSION } from '../version.js';
+
+export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
+
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+}
+
+export interface Connection {
+  readonly entry: ServerEntry;
+  readonly era: 'modern' | 'legacy';
+  readonly protocolVersion: string;
+  readonly serverInfo?: { name: string; version: string };
+  readonly tasksAdvertised: boolean;
+  /** What to cache so the next connection needs no probe. */
+  discovered(): DiscoveredEra;
+  /** One raw JSON-RPC request; resolves with `result`, throws the typed errors of remote-errors.ts. */
+  request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>;
+  listTools(): Promise<ToolInfo[]>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Extra capabilities declared besides the tasks extension (elicitation, sampling, roots). */
+  capabilities?: Record<string, unknown>;
+  /** stdio child's stderr lines (diagnostics; may contain anything the server prints). */
+  onServerStderr?: (line: string) => void;
+  debug?: (line: string) => void;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Resolve `env:VAR` header values at connect time so no secret is stored in config. */
+function resolveHeaders(entry: ServerEntry, env: NodeJS.ProcessEnv): Record<string, string> {
+  if (entry.transport !== 'http') return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(entry.headers ?? {})) {
+    if (v.startsWith('env:')) {
+      const name = v.slice(4);
+      const value = env[name];
+      if (value === undefined || value === '') {
+        throw new CliError('auth', `header ${k} of server "${entry.name}" reads $${name}, which is not set`, `Export ${name} in this shell, then retry.`);
+      }
+      out[k] = value;
+    } else out[k] = v;
+  }
+  return out;
+}
+
+function bearerToken(entry: ServerEntry, env: NodeJS.ProcessEnv): string | undefined {
+  if (entry.transport !== 'http' || !entry.bearerEnv) return undefined;
+  const token = env[entry.bearerEnv];
+  if (!token) {
+    throw new CliError('auth', `server "${entry.name}" takes its bearer token from $${entry.bearerEnv}, which is not set`, `Export ${entry.bearerEnv} in this shell, then retry.`);
+  }
+  return token;
+}
+
+/** Map whatever the SDK or the platform threw onto our typed errors. */
+export function normalizeError(err: unknown, method: string, sdk: typeof import('@modelcontextprotocol/client')): Error {
+  if (err instanceof RpcResponseError || err instanceof TransportError || err instanceof AuthRefusedError || err instanceof ProtocolViolationError || err instanceof CliError) return err;
+  const { SdkError, SdkHttpError, SdkErrorCode, ProtocolError, UnauthorizedError } = sdk;
+  if (err instanceof UnauthorizedError) return new AuthRefusedError(401, 'the server refused the credentials (HTTP 401)');
+  if (err instanceof SdkHttpError) {
+    const status = err.status;
+    if (status === 401 || status === 403) return new AuthRefusedError(status, `the server refused access (HTTP ${status})`);
+    const text = (err.data as { text?: unknown } | undefined)?.text;
+    if (typeof text === 'string') {
+      try {
+        const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+        if (body.error && typeof body.error.code === 'number') {
+          return new RpcResponseError(body.error.code, String(body.error.message ?? ''), body.error.data, method);
+        }
+      } catch { /* not JSON-RPC: fall through */ }
+    }
+    if (status >= 500) return new TransportError(`the server answered HTTP ${status}`, err);
+    return new ProtocolViolationError(`the server answered HTTP ${status} to ${method}`);
+  }
+  if (err instanceof ProtocolError) return new RpcResponseError(err.code, err.message, err.data, method);
+  if (err instanceof SdkError) {
+    switch (err.code) {
+      case SdkErrorCode.RequestTimeout:
+        return new TransportError(`no answer to ${method} in time`, err);
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+      case SdkErrorCode.SendFailed:
+        return new TransportError('the connection closed before an answer came', err);
+      case SdkErrorCode.EraNegotiationFailed: {
+        if (err.cause) return normalizeError(err.cause, method, sdk);
+        return new ProtocolViolationError(err.message);
+      }
+      default:
+        return new ProtocolViolationError(err.message);
+    }
+  }
+  const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = e?.code ?? e?.cause?.code;
+  if (code === 'ENOENT' && e.syscall?.startsWith('spawn')) return new TransportError(`cannot start the server command: ${e.path ?? ''} not found`, err, false);
+  if (code === 'ECONNREFUSED') return new TransportError('connection refused', err, false);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new TransportError(`cannot resolve the server host (${code})`, err, false);
+  if (code) return new TransportError(`network error ${code}`, err);
+  if (e instanceof TypeError && /fetch failed/.test(e.message)) return new TransportError('network error', err);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise<Connection> {
+  const sdk = await import('@modelcontextprotocol/client');
+  const { Client, StreamableHTTPClientTransport } = sdk;
+  const capabilities = { ...(opts.capabilities ?? {}), extensions: { [TASKS_EXTENSION_ID]: {} } };
+  const client: SdkClient = new Client(CLIENT_INFO, {
+    capabilities,
+    versionNegotiation: { mode: 'auto' },
+  });
+  client.onerror = (e) => opts.debug?.(`sdk: ${e.message}`);
+
+  let transport;
+  let stderrTail: string[] = [];
+  if (entry.transport === 'http') {
+    const url = new URL(entry.url);
+    if (url.protocol === 'http:' && !isLoopbackUrl(url) && !entry.allowHttp) {
+      throw new CliError('invalid-input', `refusing plain http:// to ${url.host}: tokens and task handles would cross the network unencrypted`, `Use https://, or re-add the server with --allow-http if this network is trusted.`);
+    }
+    const headers = resolveHeaders(entry, opts.env);
+    const token = bearerToken(entry, opts.env);
+    transport = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers },
+      ...(token ? { authProvider: { token: async () => token } } : {}),
+    });
+  } else {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    // A subclass probes the era in place: the SDK would otherwise spawn the server twice.
+    class InPlaceStdioTransport extends StdioClientTransport {}
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(entry.env ?? {})) {
+      const value = v === '' ? opts.env[k] : v;
+      if (value !== undefined) env[k] = value;
+    }
+    // Our own demo server needs the caller's home override to find its store.
+    if (entry.builtin === 'demo' && opts.env.MCP_TASKS_HOME) env.MCP_TASKS_HOME = opts.env.MCP_TASKS_HOME;
+    const stdio = new InPlaceStdioTransport({ command: entry.command, args: entry.args, env, ...(entry.cwd ? { cwd: entry.cwd } : {}), stderr: 'pipe' });
+    let partial = '';
+    stdio.stderr?.on('data', (d: Buffer) => {
+      partial += d.toString('utf8');
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        stderrTail = [...stderrTail.slice(-4), line];
+        opts.onServerStderr?.(line);
+      }
+    });
+    transport = stdio;
+  }
+
+  const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const cached = entry.discovered;
+  try {
+    if (cached?.era === 'modern' && cached.discover) {
+      await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });
+    } else {
+      await client.connect(transport, { timeout });
+    }
+  } catch (err) {
+    const e = normalizeError(err, 'server/discover', sdk);
+    if (e instanceof TransportError && stderrTail.length) {
+      throw new TransportError(`${e.message}; the server printed: ${stderrTail.join(' | ').slice(0, 300)}`, err, e.requestMayHaveArrived);
+    }
+    throw e;
+  }
+
+  const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+  const protocolVersion = client.getNegotiatedProtocolVersion() ?? (era === 'modern' ? MODERN_PROTOCOL_VERSION : 'unknown');
+  const serverVersion = client.getServerVersion();
+  const serverInfo = serverVersion ? { name: serverVersion.name, version: serverVersion.version } : undefined;
+  const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined;
+  const tasksAdvertised = Boolean(caps?.extensions && Object.prototype.hasOwnProperty.call(caps.extensions, TASKS_EXTENSION_ID));
+  const discover = era === 'modern' ? (client.getDiscoverResult() as Record<string, unknown> | undefined) : undefined;
+
+  // Raw requests: our own string ids, answered before the SDK's dispatcher sees them.
+  const t = client.transport!;
+  type Pending = { resolve: (m: Record<string, unknown>) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout };
+  const pending = new Map<string, Pending>();
+  const abandoned = new Set<string>();
+  const inner = t.onmessage;
+  t.onmessage = (msg, extra) => {
+    const m = msg as { id?: unknown; method?: unknown };
+    if (typeof m.id === 'string' && m.method === undefined) {
+      const p = pending.get(m.id);
+      if (p) {
+        pending.delete(m.id);
+        clearTimeout(p.timer);
+        p.resolve(msg as unknown as Record<string, unknown>);
+        return;
+      }
+      if (abandoned.delete(m.id)) return; // a late answer to a request we gave up on
+    }
+    inner?.(msg, extra);
+  };
+  const innerClose = t.onclose;
+  t.onclose = () => {
+    for (const p of pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new TransportError('the connection closed before an answer came'));
+    }
+    pending.clear();
+    innerClose?.();
+  };
+  let seq = 0;
+  const runId = Math.random().toString(36).slice(2, 8);
+
+  const request: Connection['request'] = async (method, params, ro = {}) => {
+    const id = `mcp-tasks-${runId}-${++seq}`;
+    const envelope =
+      era === 'modern'
+        ? { [META_PROTOCOL_VERSION]: protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities }
+        : {};
+    const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: { ...envelope, ...((params._meta as object) ?? {}) } } };
+    const requestTimeout = ro.timeoutMs ?? timeout;
+    const ac = new AbortController();
+    let response: Record<string, unknown>;
+    try {
+      response = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          abandoned.add(id);
+          ac.abort();
+          reject(new TransportError(`no answer to ${method} within ${Math.round(requestTimeout / 1000)} s`));
+        }, requestTimeout);
+        pending.set(id, { resolve, reject, timer });
+        ro.signal?.addEventListener(
+          'abort',
+          () => {
+            if (!pending.delete(id)) return;
+            clearTimeout(timer);
+            abandoned.add(id);
+            ac.abort();
+            reject(new TransportError(`${method} interrupted`));
+          },
+          { once: true },
+        );
+        t.send(message as never, { requestSignal: ac.signal } as never).catch((e: unknown) => {
+          if (!pending.delete(id)) return;
+          clearTimeout(timer);
+          reject(e);
+        });
+      });
+    } catch (err) {
+      throw normalizeError(err, method, sdk);
+    }
+    const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    if (error) {
+      if (typeof error.code !== 'number') throw new ProtocolViolationError(`${method}: the server sent a malformed error`);
+      throw new RpcResponseError(error.code, String(error.message ?? ''), error.data, method);
+    }
+    if (!('result' in response)) throw new ProtocolViolationError(`${method}: the server's answer has neither result nor error`);
+    return response.result;
+  };
+
+  return {
+    entry,
+    era,
+    protocolVersion,
+    ...(serverInfo ? { serverInfo } : {}),
+    tasksAdvertised,
+    discovered: () => ({
+      protocolVersion,
+      era,
+      tasksAdvertised,
+      ...(serverInfo ? { serverInfo } : {}),
+      ...(discover ? { discover } : {}),
+      checkedAt: new Date().toISOString(),
+    }),
+    request,
+    async listTools() {
+      try {
+        const tools: ToolInfo[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await client.listTools(cursor ? { cursor } : undefined);
+          tools.push(...(page.tools as ToolInfo[]));
+          cursor = page.nextCursor;
+        } while (cursor);
+        return tools;
+      } catch (err) {
+        throw normalizeError(err, 'tools/list', sdk);
+      }
+    },
+    async close() {
+      try {
+        await client.close();
+      } catch { /* already gone */ }
+    },
+  };
+}

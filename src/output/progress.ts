@@ -1,0 +1,67 @@
+// Progress while a task runs: an ora spinner on a TTY (loaded only then), one line per change
+// on stderr otherwise, nothing in --json mode (where stdout carries the NDJSON stream).
+import type { Context } from '../context.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import { sanitize } from './sanitize.js';
+import { makeStyle, statusWord } from './render.js';
+
+export interface Progress {
+  update(s: TaskSnapshot): void;
+  note(text: string): void;
+  /** Stop the spinner before other output (prompts, the final state). */
+  stop(): void;
+}
+
+const elapsed = (ms: number) => {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+};
+
+export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean } = {}): Promise<Progress> {
+  const st = makeStyle(ctx.color);
+  const started = ctx.now();
+  const describe = (s: TaskSnapshot) =>
+    `${label}: ${statusWord(s.status, st, s.result?.isError === true)}${s.statusMessage ? ` · ${sanitize(s.statusMessage, { singleLine: true, maxLength: 120 })}` : ''}`;
+
+  if (ctx.json) return { update() {}, note() {}, stop() {} };
+
+  if (!ctx.stderr.isTTY || opts.multi || ctx.env.CI) {
+    let lastLine = '';
+    return {
+      update(s) {
+        const line = describe(s);
+        if (line !== lastLine) ctx.stderr.write(`[${elapsed(ctx.now() - started)}] ${line}\n`);
+        lastLine = line;
+      },
+      note(text) {
+        ctx.stderr.write(`${text}\n`);
+      },
+      stop() {},
+    };
+  }
+
+  const { default: ora } = await import('ora');
+  const spinner = ora({ stream: process.stderr, color: 'cyan', isEnabled: true, discardStdin: false }).start(`${label}: starting`);
+  let text = `${label}: waiting`;
+  let extra = '';
+  const paint = () => {
+    spinner.text = `${text} ${st.c.gray(`(${elapsed(ctx.now() - started)})`)}${extra ? ` ${st.c.yellow(extra)}` : ''}`;
+  };
+  const tick = setInterval(paint, 1000);
+  tick.unref();
+  return {
+    update(s) {
+      text = describe(s);
+      extra = '';
+      paint();
+    },
+    note(t) {
+      extra = t;
+      paint();
+    },
+    stop() {
+      clearInterval(tick);
+      spinner.stop();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// Rendering for people and for scripts, in one module. Formatters return strings; they never
+// look at process.stdout themselves (colour is decided once, in the Context).
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { TaskStatus } from '../protocol/constants.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { VaultRecord } from '../vault/vault-record.js';
+import { safeJson, sanitize } from './sanitize.js';
+
+export interface Style {
+  c: ChalkInstance;
+}
+
+export function makeStyle(color: boolean): Style {
+  return { c: new Chalk({ level: color ? 1 : 0 }) };
+}
+
+/** The contract's JSON shape for every task-bearing command. */
+export interface TaskJson {
+  taskId: string;
+  server: string;
+  status: TaskStatus | 'unknown';
+  statusMessage?: string;
+  createdAt?: string;
+  lastUpdatedAt?: string;
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+  inputRequests?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  operation: { method: string; name: string; arguments: Record<string, unknown> };
+  labels: Record<string, string>;
+  /** Vault phase when it says more than status: lost, in-doubt. */
+  phase?: string;
+}
+
+export function taskJson(rec: VaultRecord, snapshot?: TaskSnapshot): TaskJson {
+  const s = snapshot ?? (rec.last ? { ...rec.last, ...(rec.result ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) } : undefined);
+  const out: TaskJson = {
+    taskId: rec.taskId ?? s?.taskId ?? '',
+    server: rec.server.name,
+    status: s?.status ?? 'unknown',
+    operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments },
+    labels: rec.labels,
+  };
+  if (s) {
+    if (s.statusMessage !== undefined) out.statusMessage = s.statusMessage;
+    out.createdAt = s.createdAt;
+    out.lastUpdatedAt = s.lastUpdatedAt;
+    out.ttlMs = s.ttlMs;
+    if (s.pollIntervalMs !== undefined) out.pollIntervalMs = s.pollIntervalMs;
+    if (s.inputRequests) out.inputRequests = s.inputRequests;
+    if (s.result) out.result = s.result;
+    if (s.error) out.error = s.error;
+  }
+  if (rec.phase === 'lost' || rec.phase === 'in-doubt') out.phase = rec.phase;
+  return out;
+}
+
+export const jsonLine = (value: unknown) => safeJson(value) + '\n';
+
+export function statusWord(status: TaskStatus | 'unknown' | 'lost' | 'in-doubt', st: Style, isError = false): string {
+  const { c } = st;
+  switch (status) {
+    case 'completed':
+      return isError ? c.yellow('completed with a tool error') : c.green('completed');
+    case 'failed':
+      return c.red('failed');
+    case 'cancelled':
+      return c.yellow('cancelled');
+    case 'input_required':
+      return c.magenta('input required');
+    case 'working':
+      return c.cyan('working');
+    case 'lost':
+      return c.red('lost');
+    case 'in-doubt':
+      return c.red('in doubt');
+    default:
+      return c.gray(status);
+  }
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A CallToolResult for people: text as text, structured content as JSON, the rest named. */
+export function renderCallToolResult(result: Record<string, unknown>, st: Style): string {
+  const lines: string[] = [];
+  const content = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
+  for (const block of content) {
+    const type = sanitize(String(block.type ?? 'unknown'), { singleLine: true, maxLength: 40 });
+    if (type === 'text') lines.push(sanitize(String(block.text ?? '')));
+    else if (type === 'image' || type === 'audio') {
+      const size = typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0;
+      lines.push(st.c.gray(`[${type} ${sanitize(String(block.mimeType ?? ''), { singleLine: true, maxLength: 80 })}, ${formatBytes(size)}]`));
+    } else if (type === 'resource_link') {
+      lines.push(st.c.gray(`[link ${sanitize(String(block.name ?? ''), { singleLine: true, maxLength: 200 })} ${sanitize(String(block.uri ?? ''), { singleLine: true, maxLength: 500 })}]`));
+    } else if (type === 'resource') {
+      const res = (block.resource ?? {}) as Record<string, unknown>;
+      const size = typeof res.text === 'string' ? res.text.length : typeof res.blob === 'string' ? Math.floor((res.blob.length * 3) / 4) : 0;
+      lines.push(st.c.gray(`[resource ${sanitize(String(res.uri ?? ''), { singleLine: true, maxLength: 500 })}, ${formatBytes(size)}]`));
+    } else lines.push(st.c.gray(`[${type} content]`));
+  }
+  if (result.structuredContent !== undefined) {
+    lines.push(sanitize(JSON.stringify(result.structuredContent, null, 2)));
+  }
+  return lines.join('\n');
+}
+
+export function shortTaskId(id: string): string {
+  return id.length > 12 ? `${id.slice(0, 10)}…` : id;
+}
+
+/** The one-paragraph human view of a task's state (get, watch's final state). */
+export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: Style): string {
+  const { c } = st;
+  const lines: string[] = [];
+  const status = rec.phase === 'lost' || rec.phase === 'in-doubt' ? rec.phase : (s?.status ?? 'unknown');
+  const toolErr = s?.status === 'completed' && s.result?.isError === true;
+  lines.push(`${c.bold(rec.operation.name)} on ${c.bold(rec.server.name)}: ${statusWord(status, st, toolErr)}`);
+  if (s?.statusMessage) lines.push(`  ${sanitize(s.statusMessage, { singleLine: true, maxLength: 300 })}`);
+  if (rec.reason && (rec.phase === 'lost' || rec.phase === 'in-doubt')) lines.push(`  ${rec.reason}`);
+  if (rec.taskId) lines.push(c.gray(`  task ${rec.taskId}`));
+  if (s) lines.push(c.gray(`  created ${s.createdAt}, updated ${s.lastUpdatedAt}${s.ttlMs !== null ? `, ttl ${Math.round(s.ttlMs / 1000)} s` : ''}`));
+  if (s?.status === 'input_required' && s.inputRequests) {
+    lines.push(`  waiting for input: ${Object.keys(s.inputRequests).map((k) => sanitize(k, { singleLine: true, maxLength: 80 })).join(', ')}`);
+  }
+  if (s?.status === 'completed' && s.result) {
+    const body = renderCallToolResult(s.result, st);
+    if (body) lines.push('', body);
+  }
+  if (s?.status === 'failed' && s.error) {
+    lines.push('', c.red(`error ${s.error.code}: ${sanitize(s.error.message, { maxLength: 2000 })}`));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Pending input requests, for a person who must answer them elsewhere. */
+export function renderInputRequests(requests: Record<string, { method: string; params?: Record<string, unknown> }>, st: Style): string {
+  const lines: string[] = [];
+  for (const [key, req] of Object.entries(requests)) {
+    const k = sanitize(key, { singleLine: true, maxLength: 80 });
+    const p = req.params ?? {};
+    if (req.method === 'elicitation/create') {
+      const mode = p.mode === 'url' ? 'url' : 'form';
+      lines.push(`  ${st.c.bold(k)}: ${mode === 'url' ? 'open a URL' : 'a form'}: ${sanitize(String(p.message ?? ''), { singleLine: true, maxLength: 300 })}`);
+      if (mode === 'url') lines.push(`      ${sanitize(String(p.url ?? ''), { singleLine: true, maxLength: 500 })}`);
+      else {
+        const props = Object.keys(((p.requestedSchema as Record<string, unknown> | undefined)?.properties as Record<string, unknown> | undefined) ?? {});
+        if (props.length) lines.push(`      fields: ${props.map((x) => sanitize(x, { singleLine: true, maxLength: 60 })).join(', ')}`);
+      }
+    } else if (req.method === 'sampling/createMessage') {
+      lines.push(`  ${st.c.bold(k)}: a model reply (sampling/createMessage)`);
+    } else if (req.method === 'roots/list') {
+      lines.push(`  ${st.c.bold(k)}: the list of roots (roots/list)`);
+    } else lines.push(`  ${st.c.bold(k)}: ${sanitize(req.method, { singleLine: true, maxLength: 80 })}`);
+  }
+  return lines.join('\n') + '\n';
+}

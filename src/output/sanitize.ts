@@ -1,0 +1,34 @@
+// Server-provided text is untrusted: before it reaches a terminal, escape sequences and
+// control characters are removed and very long lines are cut.
+
+// CSI, OSC, DCS/SOS/PM/APC strings and two-character escapes, in 7-bit and 8-bit forms.
+const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][\s\S]*?(?:\x07|\x1b\\|\x9c)|[\x90\x9d\x98\x9e\x9f][\s\S]*?(?:\x07|\x1b\\|\x9c)|\x1b[@-Z\\-_]|\x1b./g;
+// Remaining C0 (except tab and newline), DEL and C1 controls; bidi overrides that reorder text.
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+
+export interface SanitizeOptions {
+  /** Longest line kept; longer lines are cut with a marker. */
+  maxLineLength?: number;
+  /** Longest text kept overall. */
+  maxLength?: number;
+  /** Collapse to one line (status messages). */
+  singleLine?: boolean;
+}
+
+export function sanitize(text: string, opts: SanitizeOptions = {}): string {
+  let s = String(text).replace(/\r\n?/g, '\n').replace(ESCAPES, '').replace(CONTROLS, '');
+  if (opts.singleLine) s = s.replace(/\s*\n\s*/g, ' ').trim();
+  const maxLine = opts.maxLineLength ?? 2000;
+  s = s
+    .split('\n')
+    .map((line) => (line.length > maxLine ? `${line.slice(0, maxLine)}… [${line.length - maxLine} more characters]` : line))
+    .join('\n');
+  const max = opts.maxLength ?? 100_000;
+  if (s.length > max) s = `${s.slice(0, max)}… [cut: ${s.length - max} more characters]`;
+  return s;
+}
+
+/** JSON for stdout: JSON.stringify leaves C1 controls and bidi overrides raw, so escape them too. */
+export function safeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,0 +1,45 @@
+// Typed failures of talking to a server. The connection layer throws them; lifecycle logic and
+// main.ts classify them by type and code, never by message text.
+import { ErrorCode } from './constants.js';
+
+/** The server answered with a JSON-RPC error. */
+export class RpcResponseError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown, readonly method?: string) {
+    super(message);
+    this.name = 'RpcResponseError';
+  }
+  get retryAfterMs(): number | undefined {
+    const d = this.data as { retryAfterMs?: unknown } | undefined;
+    return typeof d?.retryAfterMs === 'number' && d.retryAfterMs >= 0 ? d.retryAfterMs : undefined;
+  }
+  get isUnknownTask(): boolean {
+    return this.code === ErrorCode.InvalidParams && (this.method?.startsWith('tasks/') ?? false);
+  }
+  get isMissingCapability(): boolean {
+    return this.code === ErrorCode.MissingCapability || this.code === ErrorCode.MissingCapabilityLegacy;
+  }
+}
+
+/** No answer: connection refused or reset, DNS, a closed stdio pipe, a timeout. Often transient. */
+export class TransportError extends Error {
+  constructor(message: string, override readonly cause?: unknown, readonly requestMayHaveArrived = true) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+/** The server refused our credentials (HTTP 401/403). */
+export class AuthRefusedError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = 'AuthRefusedError';
+  }
+}
+
+/** The server's answer does not match the protocol (failed schema validation, wrong era). */
+export class ProtocolViolationError extends Error {
+  constructor(message: string, readonly detail?: string) {
+    super(message);
+    this.name = 'ProtocolViolationError';
+  }
+}

@@ -1,0 +1,104 @@
+// Named-server configuration, kept with `conf` in <home>/servers.json.
+// Writes go through conf (atomic, schema-free, never cleared on error). Hot paths (`get`,
+// `watch`) only need to resolve one name, so they parse the same file directly and skip
+// loading conf and its validator: conf costs ~100 ms of start-up.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliError } from '../errors.js';
+import { DEMO_SERVER_NAME, demoEntry, type DiscoveredEra, type ServerEntry } from './server-entry.js';
+
+interface ServersFile {
+  servers?: Record<string, ServerEntry>;
+}
+
+export const serversPath = (home: string) => join(home, 'servers.json');
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function validateServerName(name: string): void {
+  if (!NAME.test(name)) {
+    throw new CliError('invalid-input', `invalid server name "${name}"`, 'Use letters, digits, ".", "_" or "-" (up to 64 characters), starting with a letter or digit.');
+  }
+  if (name === DEMO_SERVER_NAME) {
+    throw new CliError('invalid-input', `"${DEMO_SERVER_NAME}" is the built-in demo server and cannot be redefined`, 'Pick another name.');
+  }
+}
+
+function readFile(home: string): ServersFile {
+  const path = serversPath(home);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new CliError('invalid-input', `cannot read ${path}: ${(err as Error).message}`, 'Check the file permissions of your mcp-tasks home.');
+  }
+  try {
+    return JSON.parse(text) as ServersFile;
+  } catch {
+    throw new CliError('invalid-input', `${path} is not valid JSON; it was left untouched`, 'Fix or move the file aside, then add the servers again.');
+  }
+}
+
+async function openConf(home: string) {
+  const { default: Conf } = await import('conf');
+  return new Conf<ServersFile>({
+    projectName: 'mcp-tasks',
+    cwd: home,
+    configName: 'servers',
+    clearInvalidConfig: false,
+    configFileMode: 0o600,
+    accessPropertiesByDotNotation: false,
+  });
+}
+
+export class ServerStore {
+  constructor(private readonly home: string) {}
+
+  /** All servers, the built-in demo first. */
+  list(): ServerEntry[] {
+    return [demoEntry(this.home), ...Object.values(readFile(this.home).servers ?? {})];
+  }
+
+  find(name: string): ServerEntry | undefined {
+    if (name === DEMO_SERVER_NAME) return demoEntry(this.home);
+    const servers = readFile(this.home).servers ?? {};
+    return Object.prototype.hasOwnProperty.call(servers, name) ? servers[name] : undefined;
+  }
+
+  get(name: string): ServerEntry {
+    const entry = this.find(name);
+    if (!entry) {
+      const known = this.list().map((s) => s.name).join(', ');
+      throw new CliError('not-found', `no server named "${name}"`, `Known servers: ${known}. Add one with \`mcp-tasks server add ${name} --url <url>\`.`);
+    }
+    return entry;
+  }
+
+  async put(entry: ServerEntry): Promise<void> {
+    const conf = await openConf(this.home);
+    const servers = { ...(conf.get('servers') ?? {}) };
+    servers[entry.name] = entry;
+    conf.set('servers', servers);
+  }
+
+  async remove(name: string): Promise<boolean> {
+    const conf = await openConf(this.home);
+    const servers = { ...(conf.get('servers') ?? {}) };
+    if (!Object.prototype.hasOwnProperty.call(servers, name)) return false;
+    delete servers[name];
+    conf.set('servers', servers);
+    return true;
+  }
+
+  /** Remember the era a server speaks; the built-in demo is never written (it is rebuilt each run). */
+  async rememberEra(name: string, era: DiscoveredEra): Promise<void> {
+    if (name === DEMO_SERVER_NAME) return;
+    const conf = await openConf(this.home);
+    const servers = { ...(conf.get('servers') ?? {}) };
+    const entry = servers[name];
+    if (!entry) return;
+    servers[name] = { ...entry, discovered: era };
+    conf.set('servers', servers);
+  }
+}

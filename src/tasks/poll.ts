@@ -1,0 +1,125 @@
+// pollUntil: follow one task with tasks/get until it ends, needs input, times out or is
+// interrupted. Pure lifecycle logic: the clock, sleep and tasks/get are injected.
+import { isTerminalStatus } from '../protocol/constants.js';
+import { RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import type { WatchEnd } from './outcome.js';
+import { expiresAtMs, snapshotChanged, type TaskSnapshot } from './task-snapshot.js';
+
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** A server asking for sub-100 ms polls gets 100 ms: we never hammer, whatever it says. */
+export const MIN_POLL_INTERVAL_MS = 100;
+export const MAX_POLL_INTERVAL_MS = 60_000;
+
+export interface RetryPolicy {
+  /** Consecutive transport failures tolerated before giving up (exit 7, handle kept). */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 1000, maxDelayMs: 15_000 };
+
+export interface RetryNotice {
+  attempt: number;
+  of: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface PollOptions {
+  taskId: string;
+  get: (taskId: string) => Promise<TaskSnapshot>;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The last state seen (from the create result or the vault): its pollIntervalMs sets the first wait. */
+  initial?: TaskSnapshot;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  defaultIntervalMs?: number;
+  retry?: RetryPolicy;
+  onSnapshot?: (snapshot: TaskSnapshot, changed: boolean) => void | Promise<void>;
+  onRetry?: (notice: RetryNotice) => void;
+  /**
+   * Called on input_required. Return 'answered' to keep polling (input was sent),
+   * or 'stop' to end with needs-input. Without it, input_required ends the watch.
+   */
+  onInputRequired?: (snapshot: TaskSnapshot) => Promise<'answered' | 'stop'>;
+}
+
+/** The interval the server asked for, clamped to sane bounds. */
+export function pollDelay(snapshot: TaskSnapshot | undefined, defaultMs = DEFAULT_POLL_INTERVAL_MS): number {
+  const asked = snapshot?.pollIntervalMs;
+  const ms = typeof asked === 'number' && Number.isFinite(asked) && asked > 0 ? asked : defaultMs;
+  return Math.min(Math.max(ms, MIN_POLL_INTERVAL_MS), MAX_POLL_INTERVAL_MS);
+}
+
+export function backoffDelay(attempt: number, policy: RetryPolicy): number {
+  return Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs);
+}
+
+export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
+  const retry = opts.retry ?? DEFAULT_RETRY;
+  const deadline = opts.timeoutMs !== undefined ? opts.now() + opts.timeoutMs : undefined;
+  let last = opts.initial;
+  let failures = 0;
+  // First wait: a fresh handle (or a cached record) says how soon the server wants to be asked.
+  let waitMs = last ? pollDelay(last, opts.defaultIntervalMs) : 0;
+  const answeredRounds = new Set<string>();
+
+  for (;;) {
+    if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
+    if (waitMs > 0) {
+      if (deadline !== undefined) {
+        const left = deadline - opts.now();
+        if (left <= 0) return { kind: 'timeout', ...(last ? { snapshot: last } : {}) };
+        waitMs = Math.min(waitMs, left);
+      }
+      await opts.sleep(waitMs, opts.signal);
+      if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
+    }
+    if (deadline !== undefined && opts.now() >= deadline) return { kind: 'timeout', ...(last ? { snapshot: last } : {}) };
+
+    let snapshot: TaskSnapshot;
+    try {
+      snapshot = await opts.get(opts.taskId);
+    } catch (err) {
+      if (err instanceof RpcResponseError && err.isUnknownTask) {
+        return { kind: 'lost', ...(last ? { snapshot: last } : {}), reason: 'the server no longer knows this task (unknown or expired taskId)' };
+      }
+      if (err instanceof RpcResponseError && err.retryAfterMs !== undefined) {
+        // The server is rate-limiting us: wait what it asks, then at least our normal interval.
+        waitMs = Math.max(err.retryAfterMs, pollDelay(last, opts.defaultIntervalMs));
+        continue;
+      }
+      if (err instanceof TransportError) {
+        failures += 1;
+        const expires = last ? expiresAtMs(last) : undefined;
+        if (expires !== undefined && opts.now() > expires) {
+          return { kind: 'lost', ...(last ? { snapshot: last } : {}), reason: 'the task outlived its ttlMs while the server was unreachable' };
+        }
+        if (failures > retry.attempts) return { kind: 'unreachable', ...(last ? { snapshot: last } : {}), reason: err.message };
+        waitMs = backoffDelay(failures, retry);
+        opts.onRetry?.({ attempt: failures, of: retry.attempts, delayMs: waitMs, reason: err.message });
+        continue;
+      }
+      throw err;
+    }
+    failures = 0;
+    const changed = snapshotChanged(last, snapshot);
+    last = snapshot;
+    await opts.onSnapshot?.(snapshot, changed);
+
+    if (isTerminalStatus(snapshot.status)) return { kind: 'terminal', snapshot };
+    if (snapshot.status === 'input_required') {
+      // One answering round per distinct set of pending keys: a server that is slow to drop
+      // answered keys must not make us answer (or prompt) twice.
+      const round = Object.keys(snapshot.inputRequests ?? {}).sort().join('\0');
+      if (!opts.onInputRequired) return { kind: 'needs-input', snapshot };
+      if (!answeredRounds.has(round)) {
+        answeredRounds.add(round);
+        const verdict = await opts.onInputRequired(snapshot);
+        if (verdict === 'stop') return { kind: 'needs-input', snapshot };
+      }
+    }
+    waitMs = pollDelay(snapshot, opts.defaultIntervalMs);
+  }
+}

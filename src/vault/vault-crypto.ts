@@ -1,0 +1,101 @@
+// Authenticated encryption of the vault (AES-256-GCM) and where its key comes from:
+// MCP_TASKS_VAULT_KEY (a passphrase, stretched with scrypt and a stored salt), else a random
+// key in a 0600 key file beside the vault. Never a key compiled into the program.
+import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../fs/atomic-file.js';
+
+export type KeySource = { kind: 'passphrase'; salt: string; N: number } | { kind: 'keyfile' };
+
+export interface SealedVault {
+  format: 'mcp-tasks-vault';
+  version: number;
+  key: KeySource;
+  iv: string;
+  tag: string;
+  data: string;
+}
+
+export const VAULT_FORMAT_VERSION = 1;
+const SCRYPT_N = 2 ** 14;
+
+export class VaultKeyError extends Error {
+  constructor(message: string, readonly next: string) {
+    super(message);
+    this.name = 'VaultKeyError';
+  }
+}
+
+export const keyFilePath = (home: string) => join(home, 'vault.key');
+
+/** The key a new vault is created with. */
+export function newKeySource(env: NodeJS.ProcessEnv): KeySource {
+  if (env.MCP_TASKS_VAULT_KEY) return { kind: 'passphrase', salt: randomBytes(16).toString('base64'), N: SCRYPT_N };
+  return { kind: 'keyfile' };
+}
+
+export interface KeyResult {
+  key: Buffer;
+  /** Set when a key file was just created: the caller shows the one-time notice. */
+  createdKeyFile?: string;
+}
+
+/** Derive or load the key for `source`. Creates the key file only when `create` is set. */
+export function loadKey(source: KeySource, home: string, env: NodeJS.ProcessEnv, create: boolean): KeyResult {
+  if (source.kind === 'passphrase') {
+    const pass = env.MCP_TASKS_VAULT_KEY;
+    if (!pass) {
+      throw new VaultKeyError('the vault is protected by a passphrase and MCP_TASKS_VAULT_KEY is not set', 'Set MCP_TASKS_VAULT_KEY to the passphrase the vault was created with.');
+    }
+    return { key: scryptSync(pass, Buffer.from(source.salt, 'base64'), 32, { N: source.N, r: 8, p: 1, maxmem: 256 * source.N * 8 + 1024 * 1024 }) };
+  }
+  const path = keyFilePath(home);
+  if (existsSync(path)) {
+    const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new VaultKeyError(`the vault key file ${path} is damaged (not a 256-bit key)`, 'Restore vault.key from a backup; without it the vault cannot be read.');
+    return { key };
+  }
+  if (!create) {
+    throw new VaultKeyError(`the vault key file ${path} is missing`, 'Restore vault.key from a backup (or set MCP_TASKS_VAULT_KEY if the vault used a passphrase).');
+  }
+  const key = randomBytes(32);
+  writeFileAtomic(path, key.toString('base64') + '\n', 0o600);
+  return { key, createdKeyFile: path };
+}
+
+export function seal(plaintext: Buffer, key: Buffer, source: KeySource): SealedVault {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  // The header is bound as associated data: swapping key sources or versions breaks the tag.
+  cipher.setAAD(Buffer.from(JSON.stringify({ v: VAULT_FORMAT_VERSION, key: source })));
+  const data = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return { format: 'mcp-tasks-vault', version: VAULT_FORMAT_VERSION, key: source, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+}
+
+/** Decrypt; throws VaultKeyError when the key is wrong or the data was altered. */
+export function unseal(sealed: SealedVault, key: Buffer): Buffer {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
+    decipher.setAAD(Buffer.from(JSON.stringify({ v: sealed.version, key: sealed.key })));
+    decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]);
+  } catch {
+    throw new VaultKeyError(
+      sealed.key.kind === 'passphrase' ? 'the vault cannot be decrypted: wrong MCP_TASKS_VAULT_KEY, or the file was altered' : 'the vault cannot be decrypted with vault.key: wrong key file, or the vault was altered',
+      sealed.key.kind === 'passphrase' ? 'Set MCP_TASKS_VAULT_KEY to the passphrase the vault was created with.' : 'Restore the vault.key that belongs to this vault.',
+    );
+  }
+}
+
+/** Passphrase-based sealing for export bundles (MCP_TASKS_EXPORT_KEY). */
+export function sealWithPassphrase(plaintext: Buffer, passphrase: string): SealedVault {
+  const source: KeySource = { kind: 'passphrase', salt: randomBytes(16).toString('base64'), N: SCRYPT_N };
+  return seal(plaintext, scryptSync(passphrase, Buffer.from(source.salt, 'base64'), 32, { N: SCRYPT_N, r: 8, p: 1 }), source);
+}
+
+export function unsealWithPassphrase(sealed: SealedVault, passphrase: string): Buffer {
+  if (sealed.key.kind !== 'passphrase') throw new VaultKeyError('the bundle is not passphrase-sealed', 'Export it again with MCP_TASKS_EXPORT_KEY set.');
+  const key = scryptSync(passphrase, Buffer.from(sealed.key.salt, 'base64'), 32, { N: sealed.key.N, r: 8, p: 1, maxmem: 256 * sealed.key.N * 8 + 1024 * 1024 });
+  return unseal(sealed, key);
+}

@@ -1,0 +1,82 @@
+// What the vault keeps per submission, following the recovery rules: server identity, auth
+// context, taskId and the original operation, so work is reconnected to and never blindly resubmitted.
+import type { TaskStatus } from '../protocol/constants.js';
+import type { ServerIdentity } from '../servers/server-entry.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+
+/**
+ * submitting: intent recorded, request about to go out
+ * active:     a handle came back; the task is not terminal yet
+ * terminal:   the terminal status (and result or error) is persisted
+ * lost:       the server no longer knows the task (unknown id, TTL elapsed)
+ * in-doubt:   the request was sent, no handle came back: the work may or may not exist
+ */
+export type VaultPhase = 'submitting' | 'active' | 'terminal' | 'lost' | 'in-doubt';
+
+export interface StatusEntry {
+  at: string;
+  status: TaskStatus;
+  statusMessage?: string;
+}
+
+export interface VaultRecord {
+  /** Client operation id: the local key, stable from before the request is sent. */
+  opId: string;
+  taskId?: string;
+  server: {
+    name: string;
+    identity: ServerIdentity;
+    protocolVersion?: string;
+    serverInfo?: { name: string; version: string };
+  };
+  /** How the server was authenticated; bearer tokens are referenced, never copied. */
+  auth: { kind: 'none' | 'bearer-env'; bearerEnv?: string };
+  operation: {
+    method: 'tools/call';
+    name: string;
+    arguments: Record<string, unknown>;
+    submittedAt: string;
+    /** The _meta key the operation id was sent under (a server's duplicate-prevention contract). */
+    idempotencyMeta?: string;
+    annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  };
+  phase: VaultPhase;
+  /** The last observed state of the task (without result, which lives in `result`/`error`). */
+  last?: Omit<TaskSnapshot, 'result' | 'error'>;
+  history: StatusEntry[];
+  inputKeysSeen: string[];
+  inputKeysAnswered: string[];
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  /** Why the record is lost or in doubt, in words. */
+  reason?: string;
+  labels: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const isActivePhase = (p: VaultPhase) => p === 'submitting' || p === 'active' || p === 'in-doubt';
+
+/** Fold an observed snapshot into a record: status history, input keys, terminal result. */
+export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): void {
+  const { result, error, ...rest } = s;
+  const prev = rec.history[rec.history.length - 1];
+  if (!prev || prev.status !== s.status || prev.statusMessage !== s.statusMessage) {
+    rec.history.push({ at, status: s.status, ...(s.statusMessage !== undefined ? { statusMessage: s.statusMessage } : {}) });
+    // Bound the history: a long task with chatty status messages must not grow the vault forever.
+    if (rec.history.length > 200) rec.history.splice(1, rec.history.length - 200);
+  }
+  rec.last = rest;
+  rec.taskId = s.taskId;
+  for (const k of Object.keys(s.inputRequests ?? {})) if (!rec.inputKeysSeen.includes(k)) rec.inputKeysSeen.push(k);
+  if (s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled') {
+    rec.phase = 'terminal';
+    if (result) rec.result = result;
+    if (error) rec.error = error;
+    delete rec.reason;
+  } else if (rec.phase !== 'terminal') {
+    rec.phase = 'active';
+    delete rec.reason;
+  }
+  rec.updatedAt = at;
+}
