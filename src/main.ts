@@ -19,6 +19,10 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
+    if (io.env.MCP_TASKS_TIMING === '1') {
+      const { vaultTiming } = await import('./vault/vault.js');
+      io.stderr.write(`mcp-tasks timing: vault-ms=${vaultTiming.ms.toFixed(1)}\n`);
+    }
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {

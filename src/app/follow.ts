@@ -41,6 +41,16 @@ export function markLost(ctx: Context, vault: Vault, target: TaskTarget, reason:
   if (target.persisted) vault.update(target.record.opId, mark);
 }
 
+/**
+ * MCP_TASKS_RETRY="<attempts>,<base ms>" tunes the transport retry policy (for CI jobs that
+ * want to give up sooner or hold on longer than the default 5 tries from 1 s).
+ */
+export function retryPolicyFrom(env: NodeJS.ProcessEnv): RetryPolicy | undefined {
+  const m = /^(\d+),(\d+)$/.exec(env.MCP_TASKS_RETRY ?? '');
+  if (!m) return undefined;
+  return { attempts: Number(m[1]), baseDelayMs: Number(m[2]), maxDelayMs: Math.max(Number(m[2]) * 16, 1) };
+}
+
 export async function followTask(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, opts: FollowOptions = {}): Promise<WatchEnd> {
   const label = `${target.record.operation.name} on ${target.record.server.name}`;
   const progress = await startProgress(ctx, label, { multi: opts.multi ?? false });
@@ -53,7 +63,7 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
       signal: ctx.interrupt,
       ...(opts.initial ? { initial: opts.initial } : {}),
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-      ...(opts.retry ? { retry: opts.retry } : {}),
+      ...((opts.retry ?? retryPolicyFrom(ctx.env)) ? { retry: (opts.retry ?? retryPolicyFrom(ctx.env))! } : {}),
       onSnapshot: (s, changed) => {
         progress.update(s);
         if (changed || s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled') {

@@ -72,6 +72,9 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       } catch {
         return sendJson(res, 400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON'));
       }
+      // Method names only: task ids are bearer handles and never go to a log.
+      const method = (parsed as { method?: unknown } | null)?.method;
+      if (typeof method === 'string') opts.log?.(`request ${method}`);
       const claimed = await handleClaimed(req, res, parsed);
       if (claimed) return;
     }

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { LockTimeoutError, withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
-import { loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type SealedVault } from './vault-crypto.js';
+import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type SealedVault } from './vault-crypto.js';
 import type { VaultRecord } from './vault-record.js';
 
 interface VaultDocument {
@@ -14,6 +14,17 @@ interface VaultDocument {
 }
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
+
+/** Time spent in vault reads and writes by this process (reported with MCP_TASKS_TIMING=1). */
+export const vaultTiming = { ms: 0 };
+function timed<T>(fn: () => T): T {
+  const t = performance.now();
+  try {
+    return fn();
+  } finally {
+    vaultTiming.ms += performance.now() - t;
+  }
+}
 
 /** Shortest prefix shown for a taskId in human output; refs must give at least this much. */
 export const MIN_REF_PREFIX = 6;
@@ -36,23 +47,18 @@ export class Vault {
   }
 
   private readSealed(): SealedVault | undefined {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(this.path, 'utf8');
+      bytes = readFileSync(this.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       this.fail(`cannot read the vault ${this.path}: ${(err as Error).message}`, 'Check the permissions of your mcp-tasks home (it should be yours, mode 0700).');
     }
-    let sealed: SealedVault;
-    try {
-      sealed = JSON.parse(text) as SealedVault;
-    } catch {
-      this.fail(`the vault ${this.path} is corrupt or truncated; it was left untouched`, `Restore it from a backup, or move it aside to start an empty vault (its handles would be lost).`);
+    const sealed = decodeSealed(bytes);
+    if (!sealed) {
+      this.fail(`the vault ${this.path} is corrupt, truncated or not an mcp-tasks vault; it was left untouched`, 'Restore it from a backup, or move it aside to start an empty vault (its handles would be lost).');
     }
-    if (sealed?.format !== 'mcp-tasks-vault' || typeof sealed.data !== 'string' || typeof sealed.iv !== 'string' || typeof sealed.tag !== 'string' || !sealed.key) {
-      this.fail(`${this.path} is not an mcp-tasks vault; it was left untouched`, 'Move it aside if it does not belong there.');
-    }
-    if (typeof sealed.version !== 'number' || sealed.version > VAULT_FORMAT_VERSION) {
+    if (!Number.isInteger(sealed.version) || sealed.version > VAULT_FORMAT_VERSION) {
       this.fail(`the vault ${this.path} was written by a newer mcp-tasks (format ${String(sealed.version)}); it was left untouched`, 'Upgrade mcp-tasks to read it.');
     }
     return sealed;
@@ -72,6 +78,10 @@ export class Vault {
 
   private load(): VaultDocument {
     if (this.cache) return this.cache.doc;
+    return timed(() => this.loadUncached());
+  }
+
+  private loadUncached(): VaultDocument {
     const sealed = this.readSealed();
     const doc = sealed ? this.decode(sealed) : { records: {} };
     this.cache = { doc, ...(sealed ? { sealed } : {}) };
@@ -80,6 +90,10 @@ export class Vault {
 
   /** Locked read-modify-write; the only path that writes the vault. */
   private mutate<T>(fn: (doc: VaultDocument) => T): T {
+    return timed(() => this.mutateUntimed(fn));
+  }
+
+  private mutateUntimed<T>(fn: (doc: VaultDocument) => T): T {
     mkdirSync(this.home, { recursive: true, mode: 0o700 });
     try {
       return withFileLock(this.path, () => {
@@ -93,7 +107,7 @@ export class Vault {
             `created a vault key at ${createdKeyFile} (mode 0600). It keeps task handles unreadable to other users and out of backups or sync that skip it; it does not protect against anyone who can read files as you. Set MCP_TASKS_VAULT_KEY to use a passphrase instead.`,
           );
         }
-        writeFileAtomic(this.path, JSON.stringify(seal(Buffer.from(JSON.stringify(doc), 'utf8'), key, source)), 0o600);
+        writeFileAtomic(this.path, encodeSealed(seal(Buffer.from(JSON.stringify(doc), 'utf8'), key, source)), 0o600);
         try { chmodSync(this.home, 0o700); } catch { /* not ours to fix */ }
         this.cache = { doc };
         return out;
@@ -136,11 +150,13 @@ export class Vault {
   merge(records: VaultRecord[]): number {
     return this.mutate((doc) => {
       let added = 0;
+      const handles = new Set(Object.values(doc.records).filter((x) => x.taskId).map((x) => `${x.server.name}\0${x.taskId}`));
       for (const r of records) {
-        if (!doc.records[r.opId] && !Object.values(doc.records).some((x) => x.taskId && x.taskId === r.taskId && x.server.name === r.server.name)) {
-          doc.records[r.opId] = r;
-          added++;
-        }
+        const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
+        if (doc.records[r.opId] || (handle && handles.has(handle))) continue;
+        doc.records[r.opId] = r;
+        if (handle) handles.add(handle);
+        added++;
       }
       return added;
     });
