@@ -1,6 +1,7 @@
 // Everything a command needs from the outside world, built once in main.ts and injected,
 // so commands and lifecycle logic are testable without touching process globals.
 import { resolveHome } from './home.js';
+import { inquirerPrompter, type Prompter } from './prompts/prompter.js';
 
 export interface GlobalOptions {
   json?: boolean;
@@ -31,6 +32,8 @@ export interface Context {
   debug(line: string): void;
   /** Fires on Ctrl-C: long-running commands stop and keep their handles. */
   interrupt: AbortSignal;
+  /** Questions for a person; only used when `interactive`. */
+  prompter: Prompter;
 }
 
 export interface ProcessIO {
@@ -74,5 +77,6 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
       if (verbose) io.stderr.write(`mcp-tasks: ${line}\n`);
     },
     interrupt: io.interrupt,
+    prompter: inquirerPrompter(),
   };
 }

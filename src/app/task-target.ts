@@ -51,7 +51,7 @@ function readRef(ref: string): string {
   return text;
 }
 
-export function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions): { vault: Vault; target: TaskTarget } {
+export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions): Promise<{ vault: Vault; target: TaskTarget }> {
   const vault = openVault(ctx);
   const servers = new ServerStore(ctx.home);
   const ref = readRef(rawRef);
@@ -69,12 +69,20 @@ export function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions)
     }
     const entry = servers.get(rec.server.name);
     const now = identityOf(entry, ctx.home);
-    if (!sameIdentity(now, rec.server.identity) && !opts.rebind) {
-      throw new CliError(
-        'invalid-input',
-        `server "${rec.server.name}" now points at ${describeIdentity(now)}, but this task was created on ${describeIdentity(rec.server.identity)}; its handle is only sent where it was created`,
-        `Restore the server entry, or pass --rebind if the same server really moved.`,
-      );
+    if (!sameIdentity(now, rec.server.identity)) {
+      const moved = `server "${rec.server.name}" now points at ${describeIdentity(now)}, but this task was created on ${describeIdentity(rec.server.identity)}`;
+      if (!opts.rebind) {
+        throw new CliError('invalid-input', `${moved}; its handle is only sent where it was created`, `Restore the server entry, or pass --rebind if the same server really moved.`);
+      }
+      if (ctx.interactive) {
+        const ok = await ctx.prompter.confirm(`${moved}. Send this task handle to the new location?`, { default: false });
+        if (!ok) throw new CliError('invalid-input', 'rebind declined; the handle was not sent', 'Restore the server entry to reach the original server.');
+      }
+      // The handle now belongs to the new identity: record it so the move is explicit and one-time.
+      vault.update(rec.opId, (r) => {
+        r.server.identity = now;
+      });
+      rec.server.identity = now;
     }
     return { vault, target: { record: rec, persisted: true, entry, taskId: rec.taskId } };
   }

@@ -163,6 +163,41 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     });
 
   program
+    .command('recover [op-id]')
+    .description('submissions whose outcome is in doubt (request sent, no handle) and the safe next step')
+    .option('--resubmit', 'send the operation again when that cannot duplicate its effect')
+    .option('--force', 'with --resubmit: resubmit even an operation not known to be safe (asks in a terminal)')
+    .option('--detach', 'with --resubmit: print the new handle and exit')
+    .action(async (opId: string | undefined, opts, cmd: Command) => {
+      const { runRecover } = await import('./commands/recover.js');
+      done(await runRecover(opId, opts, ctxOf(cmd)));
+    });
+  program
+    .command('prune')
+    .description('discard records whose terminal result is persisted')
+    .option('--terminal', 'finished tasks (the default)')
+    .option('--older-than <duration>', 'only records last updated before this long ago')
+    .action(async (opts, cmd: Command) => {
+      const { runPrune } = await import('./commands/vault-admin.js');
+      done(await runPrune(opts, ctxOf(cmd)));
+    });
+  program
+    .command('export <ref...>')
+    .description('hand tasks to another machine: a bundle encrypted with $MCP_TASKS_EXPORT_KEY')
+    .option('--out <file>', 'write the bundle here (default: stdout)')
+    .action(async (refs: string[], opts, cmd: Command) => {
+      const { runExport } = await import('./commands/vault-admin.js');
+      done(await runExport(refs, opts, ctxOf(cmd)));
+    });
+  program
+    .command('import <file>')
+    .description('add the tasks of an export bundle to the vault (importing twice adds nothing)')
+    .action(async (file: string, _opts, cmd: Command) => {
+      const { runImport } = await import('./commands/vault-admin.js');
+      done(await runImport(file, ctxOf(cmd)));
+    });
+
+  program
     .command('demo-server')
     .description('run the embedded demo tasks server (2026-07-28 tasks extension)')
     .option('--http <port>', 'serve Streamable HTTP on 127.0.0.1:<port> (0 picks a free port)')

@@ -12,7 +12,7 @@ import { exitCodeForSnapshot } from '../../tasks/outcome.js';
 import { isTerminalStatus } from '../../protocol/constants.js';
 
 export async function runGet(ref: string, opts: TargetOptions, ctx: Context): Promise<number> {
-  const { vault, target } = resolveTarget(ctx, ref, opts);
+  const { vault, target } = await resolveTarget(ctx, ref, opts);
   const conn = await openConnection(ctx, target.entry);
   try {
     let snapshot;

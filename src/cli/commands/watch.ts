@@ -19,7 +19,8 @@ export interface WatchOptions extends TargetOptions {
 export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
   const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
   if (refs.filter((r) => r === '-').length > 1) throw usageError('only one ref can be read from stdin (-)');
-  const resolved = refs.map((ref) => resolveTarget(ctx, ref, opts));
+  const resolved = [];
+  for (const ref of refs) resolved.push(await resolveTarget(ctx, ref, opts));
   const seen = new Set<string>();
   for (const { target } of resolved) {
     const key = `${target.entry.name}\0${target.taskId}`;

@@ -1,0 +1,116 @@
+// Sending a recorded operation (a tools/call) and following what comes back: an immediate
+// result, input asked before any task exists, or a task handle. Shared by `call` and
+// `recover --resubmit`. The record is in the vault (phase submitting) before this is called.
+import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import type { Connection } from '../connection/connect.js';
+import type { ServerEntry } from '../servers/server-entry.js';
+import { callTool, type ToolCallOutcome } from '../protocol/task-wire.js';
+import { TransportError } from '../protocol/remote-errors.js';
+import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, taskJson } from '../output/render.js';
+import { sanitize } from '../output/sanitize.js';
+import type { Vault } from '../vault/vault.js';
+import type { VaultRecord } from '../vault/vault-record.js';
+import { followTask, persistSnapshot } from './follow.js';
+import { refFor, reportEnd } from './report.js';
+import { toCliError } from './remote-error.js';
+import type { TaskTarget } from './task-target.js';
+
+export interface SubmitOptions {
+  detach?: boolean;
+  timeoutMs?: number;
+}
+
+export async function submitOperation(ctx: Context, conn: Connection, vault: Vault, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<number> {
+  const server = entry.name;
+  const tool = record.operation.name;
+  const args = record.operation.arguments;
+  const labels = record.labels;
+  const opId = record.opId;
+  const now = () => new Date(ctx.now()).toISOString();
+  const idemKey = record.operation.idempotencyMeta;
+
+  let outcome: ToolCallOutcome;
+  try {
+    outcome = await callTool(conn, { name: tool, arguments: args, ...(idemKey ? { meta: { [idemKey]: opId } } : {}) }, { signal: ctx.interrupt, timeoutMs: 60_000 });
+  } catch (err) {
+    return submissionFailed(ctx, vault, record, err, server);
+  }
+
+  if (outcome.kind === 'complete') {
+    vault.update(opId, (r) => {
+      r.phase = 'terminal';
+      r.result = outcome.result;
+      r.updatedAt = now();
+    });
+    const isError = outcome.result.isError === true;
+    if (ctx.json) {
+      ctx.stdout.write(jsonLine({ taskId: null, server, status: 'completed', result: outcome.result, operation: { method: 'tools/call', name: tool, arguments: args }, labels }));
+    } else {
+      const st = makeStyle(ctx.color);
+      ctx.stdout.write(`${st.c.bold(tool)} on ${st.c.bold(server)}: ${isError ? st.c.yellow('tool error') : st.c.green('completed')} ${st.c.gray('(answered directly, no task)')}\n`);
+      const body = renderCallToolResult(outcome.result, st);
+      if (body) ctx.stdout.write(`\n${body}\n`);
+    }
+    return isError ? ExitCode.ToolError : ExitCode.Ok;
+  }
+
+  if (outcome.kind === 'input_required') {
+    // The server asks before it creates any task (multi round-trip); nothing exists yet.
+    vault.remove([opId]);
+    const st = makeStyle(ctx.color);
+    if (ctx.json) ctx.stdout.write(jsonLine({ taskId: null, server, status: 'input_required', inputRequests: outcome.inputRequests, operation: { method: 'tools/call', name: tool, arguments: args }, labels }));
+    else {
+      ctx.stderr.write(`${tool} on ${server} needs input before it starts:\n`);
+      ctx.stderr.write(renderInputRequests(outcome.inputRequests, st));
+    }
+    ctx.stderr.write(`next: run it in a terminal to answer interactively, or pass --answers <file> with a response for each key; nothing was started.\n`);
+    return ExitCode.NeedsInput;
+  }
+
+  const task = outcome.task;
+  const target: TaskTarget = { record, persisted: true, entry, taskId: task.taskId };
+  // The handle is on disk before anything is printed.
+  persistSnapshot(ctx, vault, target, task);
+
+  if (opts.detach) {
+    const ref = refFor(target);
+    if (ctx.json) ctx.stdout.write(jsonLine(taskJson(target.record, task)));
+    else {
+      const st = makeStyle(ctx.color);
+      ctx.stdout.write(`${st.c.bold(tool)} on ${st.c.bold(server)}: task started (${task.status})\n`);
+      ctx.stdout.write(`  task ${task.taskId}\n`);
+      ctx.stdout.write(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
+    }
+    return ExitCode.Ok;
+  }
+
+  const end = await followTask(ctx, conn, vault, target, { initial: task, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+  return reportEnd(ctx, target, end);
+}
+
+/** No handle came back. If the request may have reached the server, the outcome is in doubt. */
+function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string): number {
+  const at = new Date(ctx.now()).toISOString();
+  const mayHaveArrived = err instanceof TransportError ? err.requestMayHaveArrived : false;
+  if (!mayHaveArrived) {
+    // The server refused or never got the request: nothing was created, nothing to recover.
+    vault.remove([record.opId]);
+    throw toCliError(err, server) ?? err;
+  }
+  const reason = `the request was sent but no handle came back (${sanitize((err as Error).message, { singleLine: true, maxLength: 200 })})`;
+  vault.update(record.opId, (r) => {
+    r.phase = 'in-doubt';
+    r.reason = reason;
+    r.updatedAt = at;
+  });
+  const next = `Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
+  if (ctx.json) {
+    ctx.stdout.write(jsonLine({ error: { kind: 'in-doubt', message: reason, next }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments } }));
+  } else {
+    ctx.stderr.write(`mcp-tasks: ${record.operation.name} on ${server} is in doubt: ${reason}.\n`);
+    ctx.stderr.write(`  The work may or may not have started. Do not simply run the same call again.\n  next: ${next}\n`);
+  }
+  return ExitCode.InDoubt;
+}
+

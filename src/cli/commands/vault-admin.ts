@@ -1,0 +1,102 @@
+// `prune`, `export`, `import`: housekeeping and hand-over of handles between machines.
+import { readFileSync } from 'node:fs';
+import type { Context } from '../../context.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { writeFileAtomic } from '../../fs/atomic-file.js';
+import { openVault } from '../../app/task-target.js';
+import { jsonLine } from '../../output/render.js';
+import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
+import { ServerStore } from '../../servers/server-store.js';
+import { decodeSealed, encodeSealed, sealWithPassphrase, unsealWithPassphrase, VaultKeyError } from '../../vault/vault-crypto.js';
+import type { VaultRecord } from '../../vault/vault-record.js';
+import { parseDuration } from '../duration.js';
+
+export interface PruneOptions {
+  terminal?: boolean;
+  olderThan?: string;
+}
+
+export async function runPrune(opts: PruneOptions, ctx: Context): Promise<number> {
+  const olderMs = opts.olderThan !== undefined ? parseDuration(opts.olderThan, '--older-than') : undefined;
+  const vault = openVault(ctx);
+  const cutoff = olderMs !== undefined ? ctx.now() - olderMs : undefined;
+  // Only records whose terminal state (and result or error) is persisted: nothing else is safe to drop.
+  const doomed = vault
+    .list()
+    .filter((r) => r.phase === 'terminal')
+    .filter((r) => cutoff === undefined || Date.parse(r.updatedAt) < cutoff)
+    .map((r) => r.opId);
+  const removed = doomed.length ? vault.remove(doomed) : 0;
+  if (ctx.json) ctx.stdout.write(jsonLine({ pruned: removed }));
+  else ctx.stdout.write(`pruned ${removed} finished task record(s); active, lost and in-doubt records are kept\n`);
+  return ExitCode.Ok;
+}
+
+const BUNDLE_MAGIC = 'mcp-tasks-export v1\n';
+
+function exportKey(ctx: Context): string {
+  const key = ctx.env.MCP_TASKS_EXPORT_KEY;
+  if (!key) throw new CliError('usage', 'MCP_TASKS_EXPORT_KEY is not set: bundles are encrypted with that passphrase', 'Set MCP_TASKS_EXPORT_KEY on both machines (share it out of band), then retry.');
+  if (key.length < 12) throw new CliError('usage', 'MCP_TASKS_EXPORT_KEY is shorter than 12 characters', 'Use a long random passphrase, e.g. `openssl rand -base64 24`.');
+  return key;
+}
+
+export async function runExport(refs: string[], opts: { out?: string }, ctx: Context): Promise<number> {
+  const passphrase = exportKey(ctx);
+  const vault = openVault(ctx);
+  const records: VaultRecord[] = [];
+  for (const ref of refs) {
+    const r = vault.resolve(ref);
+    if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
+    if (!records.includes(r)) records.push(r);
+  }
+  const sealed = sealWithPassphrase(Buffer.from(JSON.stringify({ format: 'mcp-tasks-export', records }), 'utf8'), passphrase);
+  const text = BUNDLE_MAGIC + encodeSealed(sealed).toString('base64').replace(/(.{76})/g, '$1\n') + '\n';
+  if (opts.out) {
+    writeFileAtomic(opts.out, text, 0o600);
+    if (ctx.json) ctx.stdout.write(jsonLine({ exported: records.length, out: opts.out }));
+    else ctx.stderr.write(`exported ${records.length} task(s) to ${opts.out} (encrypted with MCP_TASKS_EXPORT_KEY)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… mcp-tasks import ${opts.out}\n`);
+  } else {
+    ctx.stdout.write(text);
+  }
+  return ExitCode.Ok;
+}
+
+export async function runImport(file: string, ctx: Context): Promise<number> {
+  const passphrase = exportKey(ctx);
+  let text: string;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new CliError('invalid-input', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
+  }
+  if (!text.startsWith(BUNDLE_MAGIC)) throw new CliError('invalid-input', `${file} is not an mcp-tasks export bundle`, 'Create one with `mcp-tasks export <ref>... --out FILE`.');
+  const sealed = decodeSealed(Buffer.from(text.slice(BUNDLE_MAGIC.length).replace(/\s+/g, ''), 'base64'));
+  if (!sealed) throw new CliError('invalid-input', `${file} is damaged (truncated or edited)`, 'Export it again.');
+  let records: VaultRecord[];
+  try {
+    const doc = JSON.parse(unsealWithPassphrase(sealed, passphrase).toString('utf8')) as { format?: string; records?: VaultRecord[] };
+    if (doc.format !== 'mcp-tasks-export' || !Array.isArray(doc.records)) throw new Error('not an export');
+    records = doc.records;
+  } catch (err) {
+    if (err instanceof VaultKeyError) throw new CliError('vault', `cannot decrypt ${file}: wrong MCP_TASKS_EXPORT_KEY, or the bundle was altered`, 'Use the passphrase it was exported with.');
+    throw new CliError('invalid-input', `${file} does not hold task records`, 'Export it again.');
+  }
+  const vault = openVault(ctx);
+  const added = vault.merge(records);
+  // Handles are bound to server identities: say which ones this machine cannot reach as-is.
+  const servers = new ServerStore(ctx.home);
+  const warnings: string[] = [];
+  for (const name of new Set(records.map((r) => r.server.name))) {
+    const rec = records.find((r) => r.server.name === name)!;
+    const entry = servers.find(name);
+    if (!entry) warnings.push(`server "${name}" is not configured here; add it (${describeIdentity(rec.server.identity)}) before watching these tasks`);
+    else if (!sameIdentity(identityOf(entry, ctx.home), rec.server.identity)) warnings.push(`server "${name}" here is ${describeIdentity(identityOf(entry, ctx.home))}, but the tasks were created on ${describeIdentity(rec.server.identity)}; they will not be sent there without --rebind`);
+  }
+  if (ctx.json) ctx.stdout.write(jsonLine({ imported: added, alreadyPresent: records.length - added, warnings }));
+  else {
+    ctx.stdout.write(`imported ${added} task(s)${records.length - added ? `, ${records.length - added} already in the vault` : ''}\n`);
+    for (const w of warnings) ctx.stderr.write(`warning: ${w}\n`);
+  }
+  return ExitCode.Ok;
+}

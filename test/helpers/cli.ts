@@ -1,0 +1,291 @@
+// End-to-end helper: runs the built CLI (`node bin/mcp-tasks.js ...`) as a real child process,
+// without a TTY, in a throw-away MCP_TASKS_HOME, and starts the embedded demo server over HTTP
+// (`mcp-tasks demo-server --http 0`). Every child is tracked and killed when the test process
+// ends, so a failing assertion never leaves a server behind.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** bin/mcp-tasks.js, seen from the compiled build/test/helpers/cli.js. */
+export const BIN = fileURLToPath(new URL('../../../bin/mcp-tasks.js', import.meta.url));
+
+const live = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+process.on('exit', () => {
+  for (const child of live) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  if (!process.env.MCP_TASKS_KEEP_TEST_DIRS) for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed when the test process exits. */
+export function tempDir(prefix = 'mcp-tasks-e2e-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** A fresh MCP_TASKS_HOME. */
+export const tempHome = () => tempDir('mcp-tasks-home-');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time of the run. */
+  ms: number;
+}
+
+export interface RunOptions {
+  /** MCP_TASKS_HOME; a fresh one when omitted. */
+  home?: string;
+  /** Extra environment (undefined removes a variable). */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed (stdin is never a TTY). */
+  input?: string;
+  /** Kill the process after this long and fail (default 30 s). */
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+/** The child's environment: ours minus anything that would change the CLI's behaviour, plus CI=1 and NO_COLOR=1. */
+function childEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('MCP_TASKS_') || k === 'FORCE_COLOR' || k === 'NO_COLOR' || k === 'CI' || k.startsWith('NODE_TEST') || k === 'NODE_OPTIONS') continue;
+    env[k] = v;
+  }
+  env.MCP_TASKS_HOME = home;
+  env.CI = '1';
+  env.NO_COLOR = '1';
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** A running CLI process: its output so far, and a way to wait for a line or the end. */
+export class CliProcess {
+  readonly child: ChildProcess;
+  stdout = '';
+  stderr = '';
+  readonly home: string;
+  readonly done: Promise<CliResult>;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(args: string[], opts: RunOptions = {}) {
+    this.home = opts.home ?? tempHome();
+    const started = Date.now();
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? process.cwd(),
+      env: childEnv(this.home, opts.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    live.add(child);
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => {
+      this.stdout += d;
+      this.wake();
+    });
+    child.stderr!.on('data', (d: string) => {
+      this.stderr += d;
+      this.wake();
+    });
+    child.stdin!.on('error', () => {}); // the CLI may exit before reading stdin
+    child.stdin!.end(opts.input ?? '');
+    const timeoutMs = opts.timeoutMs ?? 30_000;
+    this.done = new Promise<CliResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`mcp-tasks ${args.join(' ')} did not finish within ${timeoutMs} ms\n--- stdout\n${this.stdout.slice(-2000)}\n--- stderr\n${this.stderr.slice(-2000)}`));
+      }, timeoutMs);
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        live.delete(child);
+        reject(err);
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        live.delete(child);
+        this.wake();
+        resolve({ code, signal, stdout: this.stdout, stderr: this.stderr, ms: Date.now() - started });
+      });
+    });
+    this.done.catch(() => {}); // reported to whoever awaits it
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Resolve once `pattern` appears in stderr (or stdout with `on: 'stdout'`); fail after `timeoutMs`. */
+  async waitFor(pattern: RegExp, opts: { on?: 'stdout' | 'stderr'; timeoutMs?: number } = {}): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+    for (;;) {
+      const m = (opts.on === 'stdout' ? this.stdout : this.stderr).match(pattern);
+      if (m) return m;
+      if (this.child.exitCode !== null || this.child.signalCode !== null) {
+        throw new Error(`process ended before ${pattern} appeared\n--- stdout\n${this.stdout.slice(-2000)}\n--- stderr\n${this.stderr.slice(-2000)}`);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`${pattern} did not appear in time\n--- stdout\n${this.stdout.slice(-2000)}\n--- stderr\n${this.stderr.slice(-2000)}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(left, 250));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+  }
+}
+
+/** Start `mcp-tasks ...args` in the background. */
+export const spawnCli = (args: string[], opts: RunOptions = {}) => new CliProcess(args, opts);
+
+/** Run `mcp-tasks ...args` to completion: {code, stdout, stderr}. */
+export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+  return new CliProcess(args, opts).done;
+}
+
+/** A home directory bound to a runner: `h.run(['list'])`. */
+export interface Home {
+  dir: string;
+  run(args: string[], opts?: Omit<RunOptions, 'home'>): Promise<CliResult>;
+  spawn(args: string[], opts?: Omit<RunOptions, 'home'>): CliProcess;
+}
+
+export function newHome(): Home {
+  const dir = tempHome();
+  return {
+    dir,
+    run: (args, opts = {}) => runCli(args, { ...opts, home: dir }),
+    spawn: (args, opts = {}) => spawnCli(args, { ...opts, home: dir }),
+  };
+}
+
+/** Parse stdout that must be exactly one JSON document (one line). */
+export function parseJsonDoc(stdout: string): any {
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length !== 1) throw new Error(`expected exactly one JSON line on stdout, got ${lines.length}:\n${stdout.slice(0, 3000)}`);
+  return JSON.parse(lines[0]!);
+}
+
+/** Parse NDJSON stdout (watch --json): one object per line. */
+export function parseJsonLines(stdout: string): any[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
+}
+
+/** Every regular file under `dir`, recursively, with its bytes. */
+export function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
+  const out: Array<{ path: string; bytes: Buffer }> = [];
+  (function walk(d: string) {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile()) out.push({ path: p, bytes: readFileSync(p) });
+    }
+  })(dir);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The embedded demo server over Streamable HTTP.
+
+export interface DemoRequest {
+  method: string;
+  at: number;
+}
+
+export interface DemoServer {
+  url: string;
+  port: number;
+  store: string;
+  process: CliProcess;
+  /** Requests the server saw (needs `verbose`), in order, with the time we read each log line. */
+  requests(method?: string): DemoRequest[];
+  /** Stop it (SIGTERM, then SIGKILL) and wait until the port is closed. */
+  stop(): Promise<void>;
+}
+
+export interface DemoOptions {
+  faults?: string[];
+  /** -v: log every POST's method on stderr (used to count requests). */
+  verbose?: boolean;
+  store?: string;
+}
+
+export async function startDemo(opts: DemoOptions = {}): Promise<DemoServer> {
+  const store = opts.store ?? join(tempDir('mcp-tasks-demo-'), 'tasks.json');
+  const args = ['demo-server', '--http', '0', '--store', store, ...(opts.verbose ? ['-v'] : []), ...(opts.faults ?? []).flatMap((f) => ['--fault', f])];
+  const proc = spawnCli(args, { timeoutMs: 10 * 60_000 });
+  const log: DemoRequest[] = [];
+  let partial = '';
+  proc.child.stderr!.on('data', (d: string) => {
+    const now = Date.now();
+    partial += d;
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = /^demo-server: request (\S+)/.exec(line);
+      if (m) log.push({ method: m[1]!, at: now });
+    }
+  });
+  let m: RegExpMatchArray;
+  try {
+    m = await proc.waitFor(/demo-server listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/, { on: 'stdout', timeoutMs: 15_000 });
+  } catch (err) {
+    proc.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    url: m[1]!,
+    port: Number(m[2]),
+    store,
+    process: proc,
+    requests: (method) => log.filter((r) => method === undefined || r.method === method),
+    async stop() {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 3000);
+      await proc.done.catch(() => {});
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Register an HTTP demo server under `name` in `home`. */
+export async function addHttpServer(home: Home, name: string, url: string, extra: string[] = []): Promise<void> {
+  const r = await home.run(['server', 'add', name, '--url', url, ...extra]);
+  if (r.code !== 0) throw new Error(`server add ${name} failed (${r.code}): ${r.stderr}`);
+}
+
+/** C0 controls other than \t and \n, DEL, C1 controls, and bidi overrides: none may reach a terminal. */
+export const TERMINAL_UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+/** Describe the first unsafe character of `text` (for assertion messages). */
+export function firstUnsafe(text: string): string | undefined {
+  const m = TERMINAL_UNSAFE.exec(text);
+  if (!m) return undefined;
+  const i = m.index;
+  return `U+${m[0].charCodeAt(0).toString(16).padStart(4, '0')} at ${i}: ${JSON.stringify(text.slice(Math.max(0, i - 40), i + 40))}`;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
