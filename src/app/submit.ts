@@ -15,11 +15,15 @@ import { followTask, persistSnapshot } from './follow.js';
 import { refFor, reportEnd } from './report.js';
 import { toCliError } from './remote-error.js';
 import type { TaskTarget } from './task-target.js';
+import { askerHeader, collectResponses, inputHandler, type AnswerSource } from './answering.js';
 
-export interface SubmitOptions {
+export interface SubmitOptions extends AnswerSource {
   detach?: boolean;
   timeoutMs?: number;
 }
+
+/** A server may ask for input several times before it creates a task; we stop after this many. */
+const MAX_INPUT_ROUNDS = 8;
 
 export async function submitOperation(ctx: Context, conn: Connection, vault: Vault, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<number> {
   const server = entry.name;
@@ -31,10 +35,25 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
   const idemKey = record.operation.idempotencyMeta;
 
   let outcome: ToolCallOutcome;
-  try {
-    outcome = await callTool(conn, { name: tool, arguments: args, ...(idemKey ? { meta: { [idemKey]: opId } } : {}) }, { signal: ctx.interrupt, timeoutMs: 60_000 });
-  } catch (err) {
-    return submissionFailed(ctx, vault, record, err, server);
+  let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
+  for (let round = 0; ; round++) {
+    try {
+      outcome = await callTool(
+        conn,
+        { name: tool, arguments: args, ...(idemKey ? { meta: { [idemKey]: opId } } : {}), ...(retry ?? {}) },
+        { signal: ctx.interrupt, timeoutMs: 60_000 },
+      );
+    } catch (err) {
+      return submissionFailed(ctx, vault, record, err, server);
+    }
+    if (outcome.kind !== 'input_required' || round >= MAX_INPUT_ROUNDS) break;
+    // Input asked before any task exists (multi round-trip): answer with the same machinery,
+    // then retry the original request with the responses and the server's requestState.
+    if (!ctx.interactive && opts.answers === undefined) break;
+    const header = askerHeader(entry, ctx.home, tool, undefined);
+    const plan = await collectResponses(ctx, entry, header, outcome.inputRequests, [], opts);
+    if (plan.unanswered.length > 0) break;
+    retry = { inputResponses: { ...(retry?.inputResponses ?? {}), ...plan.send }, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) };
   }
 
   if (outcome.kind === 'complete') {
@@ -85,7 +104,11 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     return ExitCode.Ok;
   }
 
-  const end = await followTask(ctx, conn, vault, target, { initial: task, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+  const end = await followTask(ctx, conn, vault, target, {
+    initial: task,
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    onInputRequired: inputHandler(ctx, conn, vault, target, opts),
+  });
   return reportEnd(ctx, target, end);
 }
 

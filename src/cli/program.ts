@@ -130,6 +130,20 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       done(await runWatch(refs, opts, ctxOf(cmd)));
     });
   program
+    .command('answer <ref>')
+    .description('answer inputRequests with tasks/update; interactive forms in a terminal')
+    .addHelpText('after', refHelp + '\n--answers F: a JSON object mapping each input request key to its response (an ElicitResult, a CreateMessageResult or a ListRootsResult).')
+    .option('--answers <file>', 'responses by key (JSON; - for stdin)')
+    .addOption(new Option('--decline <key>', 'decline this elicitation (repeatable)').argParser(collect))
+    .addOption(new Option('--cancel <key>', 'cancel this elicitation (repeatable)').argParser(collect))
+    .option('--server <name>', 'answer a taskId that is not in the vault, on this server')
+    .option('--save', 'with --server: add the task to the vault')
+    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
+    .action(async (ref: string, opts, cmd: Command) => {
+      const { runAnswer } = await import('./commands/answer.js');
+      done(await runAnswer(ref, opts, ctxOf(cmd)));
+    });
+  program
     .command('cancel <ref>')
     .description('request cancellation (tasks/cancel); --wait reports the state actually reached')
     .addHelpText('after', refHelp)

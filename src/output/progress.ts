@@ -8,7 +8,7 @@ import { makeStyle, statusWord } from './render.js';
 export interface Progress {
   update(s: TaskSnapshot): void;
   note(text: string): void;
-  /** Stop the spinner before other output (prompts, the final state). */
+  /** Stop the spinner before other output (prompts, the final state); the next update restarts it. */
   stop(): void;
 }
 
@@ -47,12 +47,17 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
   const paint = () => {
     spinner.text = `${text} ${st.c.gray(`(${elapsed(ctx.now() - started)})`)}${extra ? ` ${st.c.yellow(extra)}` : ''}`;
   };
-  const tick = setInterval(paint, 1000);
+  let tick: NodeJS.Timeout | undefined = setInterval(paint, 1000);
   tick.unref();
   return {
     update(s) {
       text = describe(s);
       extra = '';
+      if (!tick) {
+        spinner.start();
+        tick = setInterval(paint, 1000);
+        tick.unref();
+      }
       paint();
     },
     note(t) {
@@ -60,7 +65,8 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
       paint();
     },
     stop() {
-      clearInterval(tick);
+      if (tick) clearInterval(tick);
+      tick = undefined;
       spinner.stop();
     },
   };

@@ -66,7 +66,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
     if (conn.serverInfo) record.server.serverInfo = conn.serverInfo;
     // The intent is on disk before the request leaves: a crash from here on is recoverable.
     vault.put(record);
-    return await submitOperation(ctx, conn, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    return await submitOperation(ctx, conn, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) });
   } finally {
     await conn.close();
   }

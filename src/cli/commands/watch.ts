@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { openConnection } from '../../app/server-connection.js';
 import { resolveTarget, type TargetOptions, type TaskTarget } from '../../app/task-target.js';
 import { followTask } from '../../app/follow.js';
+import { inputHandler } from '../../app/answering.js';
 import { reportEnd } from '../../app/report.js';
 import { toCliError } from '../../app/remote-error.js';
 import { combineExitCodes } from '../../tasks/outcome.js';
@@ -44,6 +45,7 @@ export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context)
           const end = await followTask(ctx, conn, vault, target, {
             multi,
             streamJson: true,
+            onInputRequired: inputHandler(ctx, conn, vault, target, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
             ...(timeoutMs !== undefined ? { timeoutMs } : {}),
             ...(initial ? { initial: { ...initial } } : {}),
           });

@@ -1,0 +1,138 @@
+// One round of answering input requests, shared by `answer`, `watch`, `call` (including input
+// asked before a task exists): scripted answers from --answers, declines and cancels, roots from
+// the server entry, then prompts in a terminal. Every response is checked before anything is
+// sent; keys answered before are never answered again.
+import { readFileSync } from 'node:fs';
+import type { Context } from '../context.js';
+import { CliError } from '../errors.js';
+import type { Connection } from '../connection/connect.js';
+import { updateTask } from '../protocol/task-wire.js';
+import { makeStyle, shortTaskId } from '../output/render.js';
+import { sanitize } from '../output/sanitize.js';
+import { askForInput } from '../prompts/input-prompts.js';
+import { describeIdentity, identityOf, type ServerEntry } from '../servers/server-entry.js';
+import { checkResponse, planAnswers, type AnswerPlan } from '../tasks/input-responses.js';
+import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
+import type { Vault } from '../vault/vault.js';
+import type { TaskTarget } from './task-target.js';
+
+export interface AnswerSource {
+  /** Path of a JSON answers file, or - for stdin. */
+  answers?: string;
+  decline?: string[];
+  cancel?: string[];
+}
+
+let stdinAnswers: Record<string, unknown> | undefined;
+
+export function readAnswers(path: string | undefined): Record<string, unknown> {
+  if (path === undefined) return {};
+  if (path === '-' && stdinAnswers) return stdinAnswers;
+  let text: string;
+  try {
+    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    throw new CliError('invalid-input', `cannot read --answers ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new CliError('invalid-input', `--answers ${path} is not valid JSON: ${(err as Error).message}`, 'It maps each input request key to its response, e.g. {"confirm":{"action":"accept","content":{"confirm":true}}}.');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new CliError('invalid-input', `--answers ${path} must be a JSON object keyed by input request key`, 'e.g. {"confirm":{"action":"accept","content":{"confirm":true}}}');
+  }
+  if (path === '-') stdinAnswers = parsed as Record<string, unknown>;
+  return parsed as Record<string, unknown>;
+}
+
+/** Who is asking, for the head of every prompt. */
+export function askerHeader(entry: ServerEntry, home: string, toolName: string, taskId: string | undefined): string {
+  return `server ${entry.name} (${describeIdentity(identityOf(entry, home))}) · ${toolName}${taskId ? ` task ${shortTaskId(taskId)}` : ' (before any task exists)'}`;
+}
+
+export interface RoundResult extends AnswerPlan {
+  sent: string[];
+}
+
+/**
+ * Work out the responses for `pending`. Throws (nothing sent) when a scripted response does not
+ * fit its request. Prompts only when the context is interactive.
+ */
+export async function collectResponses(
+  ctx: Context,
+  entry: ServerEntry,
+  header: string,
+  pending: Record<string, InputRequestSnapshot>,
+  answeredBefore: readonly string[],
+  src: AnswerSource,
+): Promise<AnswerPlan> {
+  const plan = planAnswers(pending, answeredBefore, readAnswers(src.answers), src.decline ?? [], src.cancel ?? []);
+  if (plan.errors.length) {
+    throw new CliError('invalid-input', `nothing was sent: ${plan.errors.map((e) => sanitize(e, { singleLine: true, maxLength: 300 })).join('; ')}`, 'Fix the answers file (see `mcp-tasks get <ref>` for what each request asks) and run again.');
+  }
+  const roots = entry.roots ?? [];
+  const st = makeStyle(ctx.color);
+  const left: string[] = [];
+  for (const key of plan.unanswered) {
+    const request = pending[key]!;
+    if (request.method === 'roots/list') {
+      plan.send[key] = { roots: roots.map((uri) => ({ uri })) };
+      continue;
+    }
+    if (!ctx.interactive) {
+      left.push(key);
+      continue;
+    }
+    const response = await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header }, key, request, roots);
+    if (response === undefined) {
+      left.push(key);
+      continue;
+    }
+    const problem = checkResponse(key, request, response);
+    if (problem) throw new CliError('invalid-input', problem, 'Answer again.');
+    plan.send[key] = response;
+  }
+  plan.unanswered = left;
+  return plan;
+}
+
+/** Answer a task's pending input with tasks/update and record the answered keys in the vault. */
+export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
+  const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
+  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered, src);
+  for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
+  for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before\n`);
+  const keys = Object.keys(plan.send);
+  if (keys.length === 0) return { ...plan, sent: [] };
+  await updateTask(conn, target.taskId, plan.send);
+  const at = new Date(ctx.now()).toISOString();
+  const record = (r: typeof target.record) => {
+    for (const k of keys) if (!r.inputKeysAnswered.includes(k)) r.inputKeysAnswered.push(k);
+    r.updatedAt = at;
+  };
+  record(target.record);
+  if (target.persisted) vault.update(target.record.opId, record);
+  if (!ctx.json) ctx.stderr.write(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}\n`);
+  return { ...plan, sent: keys };
+}
+
+/** One person, one prompt at a time: several watched tasks asking at once take turns. */
+let promptQueue: Promise<unknown> = Promise.resolve();
+
+/** For watch and call: answer when we can (a terminal, or --answers), else stop with exit 5. */
+export function inputHandler(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, src: AnswerSource) {
+  return (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> => {
+    const turn = promptQueue.then(() => handle(s));
+    promptQueue = turn.catch(() => undefined);
+    return turn;
+  };
+  async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> {
+    if (!ctx.interactive && src.answers === undefined) return 'stop';
+    const round = await answerTaskRound(ctx, conn, vault, target, s.inputRequests ?? {}, src);
+    if (round.sent.length > 0) return 'answered';
+    // Nothing new could be sent; keys answered before may still be listed while the server catches up.
+    return round.alreadyAnswered.length > 0 && round.unanswered.length === 0 ? 'answered' : 'stop';
+  }
+}
