@@ -49,7 +49,7 @@ export function readAnswers(path: string | undefined): Record<string, unknown> {
 
 /** Who is asking, for the head of every prompt. */
 export function askerHeader(entry: ServerEntry, home: string, toolName: string, taskId: string | undefined): string {
-  return `server ${entry.name} (${describeIdentity(identityOf(entry, home))}) · ${toolName}${taskId ? ` task ${shortTaskId(taskId)}` : ' (before any task exists)'}`;
+  return `server ${entry.name}: ${describeIdentity(identityOf(entry, home))}\n  for ${toolName}${taskId ? `, task ${shortTaskId(taskId)}` : ' (before any task exists)'}`;
 }
 
 export interface RoundResult extends AnswerPlan {

@@ -133,7 +133,7 @@ async function askSampling(ask: AskContext, params: Record<string, unknown>): Pr
  * roots/list is answered from the server entry's configured roots without a question.
  */
 export async function askForInput(ask: AskContext, key: string, request: InputRequestSnapshot, roots: string[]): Promise<unknown> {
-  ask.write(`\n${ask.st.c.cyan('?')} ${ask.st.c.bold(`Input request "${clean(key, 80)}"`)} ${ask.st.c.gray(`from ${ask.header}`)}\n`);
+  ask.write(`\n${ask.st.c.cyan('?')} ${ask.st.c.bold(`Input request "${clean(key, 80)}"`)}\n${ask.st.c.gray(`  from ${ask.header}`)}\n`);
   const params = request.params ?? {};
   switch (request.method) {
     case 'elicitation/create':
