@@ -1,12 +1,46 @@
 // Authenticated encryption of the vault (AES-256-GCM) and where its key comes from:
-// MCP_TASKS_VAULT_KEY (a passphrase, stretched with scrypt and a stored salt), else a random
-// key in a 0600 key file beside the vault. Never a key compiled into the program.
-import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
+// MCP_TASKS_VAULT_KEY (a passphrase, stretched with scrypt and a stored salt), else a random key
+// kept in the OS keychain (@napi-rs/keyring) where one is usable, else a random key in a 0600
+// key file beside the vault. Never a key compiled into the program. The vault header records
+// which source it was created with, so it is always opened the same way.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, scryptSync } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 
-export type KeySource = { kind: 'passphrase'; salt: string; N: number } | { kind: 'keyfile' };
+export type KeySource = { kind: 'passphrase'; salt: string; N: number } | { kind: 'keychain'; service: string; account: string } | { kind: 'keyfile' };
+
+const KEYCHAIN_SERVICE = 'mcp-tasks';
+
+interface KeychainEntry {
+  getPassword(): string | null | undefined;
+  setPassword(v: string): void;
+}
+
+/** The OS keychain, loaded only when a vault is created or uses it (a native module). */
+function keychainEntry(service: string, account: string): KeychainEntry {
+  const { Entry } = createRequire(import.meta.url)('@napi-rs/keyring') as { Entry: new (s: string, a: string) => KeychainEntry };
+  return new Entry(service, account);
+}
+
+/**
+ * Try to keep a new random key in the OS keychain. Headless machines and CI have none usable
+ * (no Secret Service): then undefined, and the key file is used. MCP_TASKS_NO_KEYCHAIN=1 opts out.
+ */
+function storeInKeychain(home: string, env: NodeJS.ProcessEnv): { source: KeySource; key: Buffer } | undefined {
+  if (env.MCP_TASKS_NO_KEYCHAIN || env.CI) return undefined;
+  try {
+    const account = `vault-${createHash('sha256').update(home).digest('hex').slice(0, 16)}`;
+    const entry = keychainEntry(KEYCHAIN_SERVICE, account);
+    const key = randomBytes(32);
+    entry.setPassword(key.toString('base64'));
+    if (entry.getPassword() !== key.toString('base64')) return undefined;
+    return { source: { kind: 'keychain', service: KEYCHAIN_SERVICE, account }, key };
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SealedVault {
   format: 'mcp-tasks-vault';
@@ -55,10 +89,10 @@ export class VaultKeyError extends Error {
 
 export const keyFilePath = (home: string) => join(home, 'vault.key');
 
-/** The key a new vault is created with. */
-export function newKeySource(env: NodeJS.ProcessEnv): KeySource {
+/** The key source a new vault is created with (a keychain key is created on the spot). */
+export function newKeySource(env: NodeJS.ProcessEnv, home: string): KeySource {
   if (env.MCP_TASKS_VAULT_KEY) return { kind: 'passphrase', salt: randomBytes(16).toString('base64'), N: SCRYPT_N };
-  return { kind: 'keyfile' };
+  return storeInKeychain(home, env)?.source ?? { kind: 'keyfile' };
 }
 
 export interface KeyResult {
@@ -75,6 +109,17 @@ export function loadKey(source: KeySource, home: string, env: NodeJS.ProcessEnv,
       throw new VaultKeyError('the vault is protected by a passphrase and MCP_TASKS_VAULT_KEY is not set', 'Set MCP_TASKS_VAULT_KEY to the passphrase the vault was created with.');
     }
     return { key: scryptSync(pass, Buffer.from(source.salt, 'base64'), 32, { N: source.N, r: 8, p: 1, maxmem: 256 * source.N * 8 + 1024 * 1024 }) };
+  }
+  if (source.kind === 'keychain') {
+    let stored: string | null | undefined;
+    try {
+      stored = keychainEntry(source.service, source.account).getPassword();
+    } catch (err) {
+      throw new VaultKeyError(`the OS keychain holding the vault key is not available (${(err as Error).message})`, 'Unlock your keychain (log in to a desktop session), then retry.');
+    }
+    const key = stored ? Buffer.from(stored, 'base64') : Buffer.alloc(0);
+    if (key.length !== 32) throw new VaultKeyError(`the vault key is missing from the OS keychain (${source.service}/${source.account})`, 'Restore the keychain entry; without it the vault cannot be read.');
+    return { key };
   }
   const path = keyFilePath(home);
   if (existsSync(path)) {

@@ -100,7 +100,7 @@ export class Vault {
         const sealed = this.readSealed();
         const doc = sealed ? this.decode(sealed) : { records: {} };
         const out = fn(doc);
-        const source = sealed?.key ?? newKeySource(this.env);
+        const source = sealed?.key ?? newKeySource(this.env, this.home);
         const { key, createdKeyFile } = loadKey(source, this.home, this.env, true);
         if (createdKeyFile) {
           this.notice(
