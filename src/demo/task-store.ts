@@ -1,6 +1,11 @@
 // The demo server's durable task store. Every task is written before its handle is returned,
 // and a task's progress is derived from what is stored here (times, answers, cancel requests),
 // so any process opened on the same file answers the same way for every task it created.
+//
+// Task ids are bearer handles, so the store keeps none: a task is filed under a hash of its id
+// and its details (arguments, answers) are sealed with a key derived from the id itself. Only a
+// holder of the handle can read or change its task; the file alone reveals tool names and times.
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
@@ -22,10 +27,60 @@ export interface StoredTask {
   hostileText?: boolean;
 }
 
+/** A task as it lies on disk. */
+interface SealedTask {
+  tool: string;
+  createdAtMs: number;
+  ttlMs: number | null;
+  /** iv.tag.ciphertext (base64url) of the task's private fields, keyed by its taskId. */
+  sealed: string;
+  /** With an idempotency key: its hash, and the taskId sealed under a key derived from it. */
+  idemHash?: string;
+  idemSealedId?: string;
+}
+
 interface StoreFile {
   format: 'mcp-tasks-demo-store';
-  version: 1;
-  tasks: Record<string, StoredTask>;
+  version: 2;
+  tasks: Record<string, SealedTask>;
+}
+
+/** What the file shows without any handle: enough to count tasks per tool in tests. */
+export interface TaskSummary {
+  tool: string;
+  createdAtMs: number;
+}
+
+const hashOf = (kind: string, secret: string) => createHash('sha256').update(`${kind}:${secret}`).digest('base64url');
+const keyOf = (kind: string, secret: string) => Buffer.from(hkdfSync('sha256', secret, 'mcp-tasks-demo-store', kind, 32));
+
+function sealWith(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  const data = Buffer.concat([c.update(plaintext, 'utf8'), c.final()]);
+  return [iv, c.getAuthTag(), data].map((b) => b.toString('base64url')).join('.');
+}
+
+function openWith(key: Buffer, sealed: string): string {
+  const [iv, tag, data] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
+  const d = createDecipheriv('aes-256-gcm', key, iv!);
+  d.setAuthTag(tag!);
+  return Buffer.concat([d.update(data!), d.final()]).toString('utf8');
+}
+
+function sealTask(t: StoredTask): SealedTask {
+  const { taskId, tool, createdAtMs, ttlMs, idempotencyKey, ...rest } = t;
+  const out: SealedTask = { tool, createdAtMs, ttlMs, sealed: sealWith(keyOf('task', taskId), JSON.stringify({ taskId, ...rest })) };
+  if (idempotencyKey !== undefined) {
+    out.idemHash = hashOf('idem', `${tool}\0${idempotencyKey}`);
+    out.idemSealedId = sealWith(keyOf('idem', `${tool}\0${idempotencyKey}`), taskId);
+  }
+  return out;
+}
+
+function unsealTask(s: SealedTask, taskId: string): StoredTask {
+  const inner = JSON.parse(openWith(keyOf('task', taskId), s.sealed)) as Omit<StoredTask, 'tool' | 'createdAtMs' | 'ttlMs'>;
+  return { ...inner, taskId, tool: s.tool, createdAtMs: s.createdAtMs, ttlMs: s.ttlMs };
 }
 
 export interface TaskStore {
@@ -34,7 +89,7 @@ export interface TaskStore {
   insert(task: StoredTask): { task: StoredTask; created: boolean };
   /** Read-modify-write one task under the store's lock. Returns undefined if it is unknown. */
   update(taskId: string, change: (task: StoredTask) => void): StoredTask | undefined;
-  all(): StoredTask[];
+  summaries(): TaskSummary[];
 }
 
 export class StoreError extends Error {
@@ -55,7 +110,7 @@ export class FileTaskStore implements TaskStore {
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       withFileLock(this.path, () => {
-        if (!existsSync(this.path)) this.write({ format: 'mcp-tasks-demo-store', version: 1, tasks: {} });
+        if (!existsSync(this.path)) this.write({ format: 'mcp-tasks-demo-store', version: 2, tasks: {} });
         else this.read();
       });
     } catch (err) {
@@ -70,7 +125,7 @@ export class FileTaskStore implements TaskStore {
     try {
       text = readFileSync(this.path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { format: 'mcp-tasks-demo-store', version: 1, tasks: {} };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { format: 'mcp-tasks-demo-store', version: 2, tasks: {} };
       throw err;
     }
     let parsed: unknown;
@@ -83,7 +138,7 @@ export class FileTaskStore implements TaskStore {
     if (file?.format !== 'mcp-tasks-demo-store' || typeof file.tasks !== 'object' || file.tasks === null) {
       throw new StoreError(`${this.path} is not an mcp-tasks demo store; it was left untouched`);
     }
-    if (file.version !== 1) throw new StoreError(`task store ${this.path} has unsupported version ${String(file.version)}`);
+    if (file.version !== 2) throw new StoreError(`task store ${this.path} has unsupported version ${String(file.version)}`);
     return file as StoreFile;
   }
 
@@ -104,33 +159,46 @@ export class FileTaskStore implements TaskStore {
     });
   }
 
+  private static find(file: StoreFile, taskId: string): { key: string; sealed: SealedTask } | undefined {
+    const key = hashOf('id', taskId);
+    return Object.prototype.hasOwnProperty.call(file.tasks, key) ? { key, sealed: file.tasks[key]! } : undefined;
+  }
+
   get(taskId: string): StoredTask | undefined {
-    const tasks = this.read().tasks;
-    return Object.prototype.hasOwnProperty.call(tasks, taskId) ? tasks[taskId] : undefined;
+    const hit = FileTaskStore.find(this.read(), taskId);
+    return hit ? unsealTask(hit.sealed, taskId) : undefined;
   }
 
   insert(task: StoredTask): { task: StoredTask; created: boolean } {
     return this.mutate((file) => {
       if (task.idempotencyKey !== undefined) {
-        const existing = Object.values(file.tasks).find(
-          (t) => t.idempotencyKey === task.idempotencyKey && t.tool === task.tool,
-        );
-        if (existing) return { task: existing, created: false };
+        const secret = `${task.tool}\0${task.idempotencyKey}`;
+        const idemHash = hashOf('idem', secret);
+        // An expired task is gone for the client: a repeat of its key starts new work, never a dead handle.
+        const now = this.now();
+        const existing = Object.values(file.tasks).find((t) => t.idemHash === idemHash && t.idemSealedId && (t.ttlMs === null || now <= t.createdAtMs + t.ttlMs));
+        if (existing) {
+          const taskId = openWith(keyOf('idem', secret), existing.idemSealedId!);
+          return { task: unsealTask(existing, taskId), created: false };
+        }
       }
-      file.tasks[task.taskId] = task;
+      file.tasks[hashOf('id', task.taskId)] = sealTask(task);
       return { task, created: true };
     });
   }
 
   update(taskId: string, change: (task: StoredTask) => void): StoredTask | undefined {
     return this.mutate((file) => {
-      const task = Object.prototype.hasOwnProperty.call(file.tasks, taskId) ? file.tasks[taskId] : undefined;
-      if (task) change(task);
+      const hit = FileTaskStore.find(file, taskId);
+      if (!hit) return undefined;
+      const task = unsealTask(hit.sealed, taskId);
+      change(task);
+      file.tasks[hit.key] = sealTask(task);
       return task;
     });
   }
 
-  all(): StoredTask[] {
-    return Object.values(this.read().tasks);
+  summaries(): TaskSummary[] {
+    return Object.values(this.read().tasks).map((t) => ({ tool: t.tool, createdAtMs: t.createdAtMs }));
   }
 }

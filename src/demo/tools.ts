@@ -2,6 +2,7 @@
 // task (args, creation time, answers, cancel request) and "now", they say what the task looks
 // like. Nothing runs in the background, so a restarted server, or another process on the same
 // store, reports exactly the same progress.
+import { createHash } from 'node:crypto';
 import type { TaskStatus } from '../protocol/constants.js';
 import type { StoredTask } from './task-store.js';
 
@@ -58,6 +59,9 @@ export const hostileText: TextStyle = (s) =>
   `\x1b[2J\x1b[H\x1b]0;owned\x07\x1b[31m${s}\x1b[0m\u009b6n ${'A'.repeat(5000)}`;
 
 const DEFAULT_POLL_MS = 500;
+
+/** A stable reference to a task that reveals nothing of its bearer id (for URLs, receipts). */
+const publicRef = (task: StoredTask) => createHash('sha256').update(`public:${task.taskId}`).digest('hex').slice(0, 12);
 
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
 const num = (v: unknown, dflt: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : dflt);
@@ -257,7 +261,7 @@ export const DEMO_TOOLS: DemoTool[] = [
         result: {
           content: [
             { type: 'text', text: t(`Report "${title}" is ready: 12 pages`) },
-            { type: 'resource_link', uri: `demo://reports/${task.taskId.slice(0, 8)}.pdf`, name: 'report.pdf', mimeType: 'application/pdf' },
+            { type: 'resource_link', uri: `demo://reports/${publicRef(task)}.pdf`, name: 'report.pdf', mimeType: 'application/pdf' },
           ],
           structuredContent: { title, pages: 12 },
         },
@@ -282,7 +286,7 @@ export const DEMO_TOOLS: DemoTool[] = [
       const view = timed(task, now, 2000, t(now - task.createdAtMs < 1000 ? 'Authorizing payment' : 'Settling payment'), () => ({
         result: {
           ...text(t(`Paid ${amount} ${currency} to ${to}`)),
-          structuredContent: { paymentId: `pay_${task.taskId.slice(0, 12)}`, amount, currency, to },
+          structuredContent: { paymentId: `pay_${publicRef(task)}`, amount, currency, to },
         },
       }));
       // Once settlement starts the money has moved: a cancel after that is too late.
@@ -306,8 +310,8 @@ export const DEMO_TOOLS: DemoTool[] = [
             params: {
               mode: 'url',
               message: t(`Approve the deployment of ${service} in the change portal`),
-              url: `https://deploy.example.com/approve/${task.taskId.slice(0, 8)}`,
-              elicitationId: `approve-${task.taskId.slice(0, 8)}`,
+              url: `https://deploy.example.com/approve/${publicRef(task)}`,
+              elicitationId: `approve-${publicRef(task)}`,
             },
           },
         },
