@@ -20,8 +20,15 @@ const elapsed = (ms: number) => {
 export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean } = {}): Promise<Progress> {
   const st = makeStyle(ctx.color);
   const started = ctx.now();
-  const describe = (s: TaskSnapshot) =>
-    `${label}: ${statusWord(s.status, st, s.result?.isError === true)}${s.statusMessage ? ` · ${sanitize(s.statusMessage, { singleLine: true, maxLength: 120 })}` : ''}`;
+  // A spinner line must fit the terminal: a wrapped line cannot be redrawn in place.
+  const columns = process.stderr.columns || 80;
+  const describe = (s: TaskSnapshot) => {
+    const head = `${label}: ${statusWord(s.status, st, s.result?.isError === true)}`;
+    const room = Math.max(20, columns - label.length - 40);
+    if (!s.statusMessage) return head;
+    const msg = sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 });
+    return `${head} · ${msg.length > room ? `${msg.slice(0, room - 1)}…` : msg}`;
+  };
 
   if (ctx.json) return { update() {}, note() {}, stop() {} };
 
