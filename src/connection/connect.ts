@@ -31,6 +31,8 @@ export interface Connection {
   readonly protocolVersion: string;
   readonly serverInfo?: { name: string; version: string };
   readonly tasksAdvertised: boolean;
+  /** The 2025-11-25 experimental tasks capability (capabilities.tasks), advertised by legacy servers. */
+  readonly legacyTasksAdvertised: boolean;
   /** What to cache so the next connection needs no probe. */
   discovered(): DiscoveredEra;
   /** One raw JSON-RPC request; resolves with `result`, throws the typed errors of remote-errors.ts. */
@@ -192,7 +194,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? (era === 'modern' ? MODERN_PROTOCOL_VERSION : 'unknown');
   const serverVersion = client.getServerVersion();
   const serverInfo = serverVersion ? { name: serverVersion.name, version: serverVersion.version } : undefined;
-  const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined;
+  const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown>; tasks?: unknown } | undefined;
+  const legacyTasksAdvertised = Boolean(caps?.tasks);
   const tasksAdvertised = Boolean(caps?.extensions && Object.prototype.hasOwnProperty.call(caps.extensions, TASKS_EXTENSION_ID));
   const discover = era === 'modern' ? (client.getDiscoverResult() as Record<string, unknown> | undefined) : undefined;
 
@@ -282,6 +285,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     protocolVersion,
     ...(serverInfo ? { serverInfo } : {}),
     tasksAdvertised,
+    legacyTasksAdvertised,
     discovered: () => ({
       protocolVersion,
       era,

@@ -244,6 +244,7 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
       era: conn.era,
       serverInfo: conn.serverInfo ?? null,
       tasksExtension: conn.tasksAdvertised,
+      legacyTasks: conn.legacyTasksAdvertised,
       tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {} })),
     };
     if (ctx.json) ctx.stdout.write(jsonLine(report));
@@ -252,7 +253,9 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
       const info = conn.serverInfo ? `${sanitize(conn.serverInfo.name, { singleLine: true, maxLength: 100 })} ${sanitize(conn.serverInfo.version, { singleLine: true, maxLength: 40 })}` : 'unnamed server';
       ctx.stdout.write(`${st.c.bold(name)}: ${info}\n`);
       ctx.stdout.write(`  protocol  ${conn.protocolVersion} (${conn.era === 'modern' ? 'stateless 2026-07-28 era' : 'legacy session era'})\n`);
-      ctx.stdout.write(`  tasks     ${conn.tasksAdvertised ? st.c.green(`${TASKS_EXTENSION_ID} advertised`) : st.c.yellow('extension not advertised: tools will answer synchronously')}\n`);
+      ctx.stdout.write(
+        `  tasks     ${conn.tasksAdvertised ? st.c.green(`${TASKS_EXTENSION_ID} advertised`) : conn.legacyTasksAdvertised ? st.c.yellow('only the 2025-11-25 experimental tasks capability (not supported by mcp-tasks)') : st.c.yellow('extension not advertised: tools will answer synchronously')}\n`,
+      );
       ctx.stdout.write(`  tools     ${tools.length}\n`);
       ctx.stdout.write(renderToolLines(tools, st));
       if (conn.era !== 'modern') ctx.stdout.write(st.c.yellow(`  this server speaks only ${conn.protocolVersion}: call/get/watch need the 2026-07-28 tasks extension\n`));
@@ -269,7 +272,8 @@ export function renderToolLines(tools: Array<{ name: string; description?: strin
     .map((t) => {
       const a = t.annotations ?? {};
       const hints = [a.readOnlyHint ? st.c.green('read-only') : '', a.destructiveHint ? st.c.red('destructive') : '', a.idempotentHint ? st.c.cyan('idempotent') : ''].filter(Boolean).join(' ');
-      const desc = t.description ? sanitize(t.description, { singleLine: true, maxLength: 90 }) : '';
+      const full = t.description ? sanitize(t.description, { singleLine: true, maxLength: 2000 }) : '';
+      const desc = full.length > 90 ? `${full.slice(0, 89)}…` : full;
       return `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(width)}  ${hints ? `[${hints}] ` : ''}${st.c.gray(desc)}\n`;
     })
     .join('');
