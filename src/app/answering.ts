@@ -129,7 +129,7 @@ export function inputHandler(ctx: Context, conn: Connection, vault: Vault, targe
     return turn;
   };
   async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> {
-    if (!ctx.interactive && src.answers === undefined) return 'stop';
+    // Without a person or a file, configured roots can still be sent; anything else stops with exit 5.
     const round = await answerTaskRound(ctx, conn, vault, target, s.inputRequests ?? {}, src);
     if (round.sent.length > 0) return 'answered';
     // Nothing new could be sent; keys answered before may still be listed while the server catches up.

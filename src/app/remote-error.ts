@@ -3,10 +3,14 @@ import { CliError, ExitCode } from '../errors.js';
 import { ErrorCode } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
 import { sanitize } from '../output/sanitize.js';
+import { PromptAbortedError } from '../prompts/prompter.js';
 
 export function toCliError(err: unknown, server?: string): CliError | undefined {
   const on = server ? ` (server "${server}")` : '';
   if (err instanceof CliError) return err;
+  if (err instanceof PromptAbortedError) {
+    return new CliError('interrupted', 'interrupted at a prompt; nothing more was sent', 'Run the command again when you are ready (`mcp-tasks answer <ref>` for a waiting task); handles are kept.');
+  }
   if (err instanceof AuthRefusedError) {
     return new CliError('auth', `${err.message}${on}`, 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.');
   }

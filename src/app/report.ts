@@ -10,8 +10,8 @@ import type { TaskTarget } from './task-target.js';
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
   if (!target.persisted) return `- --server ${target.entry.name}  (taskId on stdin)`;
-  const label = Object.values(target.record.labels)[0];
-  return label ?? target.taskId.slice(0, 12);
+  // A prefix rather than a label: labels may be shared by several tasks, a 12-character prefix is not.
+  return target.taskId.slice(0, 12);
 }
 
 export interface ReportOptions {

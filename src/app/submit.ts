@@ -49,10 +49,16 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     if (outcome.kind !== 'input_required' || round >= MAX_INPUT_ROUNDS) break;
     // Input asked before any task exists (multi round-trip): answer with the same machinery,
     // then retry the original request with the responses and the server's requestState.
-    if (!ctx.interactive && opts.answers === undefined) break;
     const header = askerHeader(entry, ctx.home, tool, undefined);
-    const plan = await collectResponses(ctx, entry, header, outcome.inputRequests, [], opts);
-    if (plan.unanswered.length > 0) break;
+    let plan;
+    try {
+      plan = await collectResponses(ctx, entry, header, outcome.inputRequests, [], opts);
+    } catch (err) {
+      // Nothing exists on the server yet: a refused or interrupted answer leaves no record behind.
+      vault.remove([opId]);
+      throw err;
+    }
+    if (plan.unanswered.length > 0 || Object.keys(plan.send).length === 0) break;
     retry = { inputResponses: { ...(retry?.inputResponses ?? {}), ...plan.send }, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) };
   }
 

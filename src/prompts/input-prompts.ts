@@ -20,6 +20,12 @@ type Field = Parameters<typeof checkField>[1] & { title?: string; description?: 
 
 const clean = (s: unknown, max = 300) => sanitize(String(s ?? ''), { singleLine: true, maxLength: max });
 
+/** Server text, set apart from ours: indented, quoted, capped. */
+function serverSays(ask: AskContext, text: unknown): void {
+  const t = sanitize(String(text ?? ''), { singleLine: true, maxLength: 2000 });
+  ask.write(`  ${ask.st.c.gray('server says:')} “${t.length > 300 ? `${t.slice(0, 299)}…` : t}”\n`);
+}
+
 /** Titles for a select field: oneOf/anyOf titles, legacy enumNames, else the values. */
 function choicesFor(f: Field): Array<{ name: string; value: unknown }> {
   const titled = f.oneOf ?? f.anyOf;
@@ -63,8 +69,8 @@ async function askField(ask: AskContext, name: string, f: Field, required: boole
     });
     return text.trim() === '' ? undefined : Number(text);
   }
-  const hint = [f.format ? f.format : '', f.minLength !== undefined ? `min ${f.minLength}` : '', f.maxLength !== undefined ? `max ${f.maxLength}` : ''].filter(Boolean).join(', ');
-  const text = await ask.prompter.input(`${label}${hint ? ask.st.c.gray(` ${hint}`) : ''}`, {
+  const hint = [f.format ? `a valid ${f.format}` : '', f.minLength !== undefined ? `at least ${f.minLength} character${f.minLength === 1 ? '' : 's'}` : '', f.maxLength !== undefined ? `at most ${f.maxLength} characters` : ''].filter(Boolean).join(', ');
+  const text = await ask.prompter.input(`${label}${hint ? ask.st.c.gray(` (${hint})`) : ''}`, {
     ...(typeof f.default === 'string' ? { default: f.default } : {}),
     validate: (v) => (v === '' && !required ? true : (check(v) ?? true)),
   });
@@ -73,7 +79,7 @@ async function askField(ask: AskContext, name: string, f: Field, required: boole
 
 async function askForm(ask: AskContext, params: Record<string, unknown>): Promise<unknown> {
   const schema = (params.requestedSchema ?? {}) as { properties?: Record<string, Field>; required?: string[] };
-  ask.write(`${clean(params.message, 1000)}\n`);
+  serverSays(ask, params.message);
   const action = await ask.prompter.select('Your answer', [
     { name: 'Fill in the form', value: 'accept' },
     { name: 'Decline', value: 'decline', description: 'refuse to provide this information' },
@@ -98,7 +104,7 @@ async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise
     origin = `${u.protocol}//${u.host}`;
     rest = clean(raw.slice(origin.length), 2000);
   } catch { /* shown as is */ }
-  ask.write(`${clean(params.message, 1000)}\n`);
+  serverSays(ask, params.message);
   ask.write(`  The server asks you to open: ${ask.st.c.bold.underline(clean(origin, 200))}${ask.st.c.gray(rest)}\n`);
   ask.write(ask.st.c.gray(`  Check that you trust ${clean(origin, 200)} before opening it. mcp-tasks does not open it for you.\n`));
   const action = await ask.prompter.select('When you are done', [
@@ -116,7 +122,8 @@ async function askSampling(ask: AskContext, params: Record<string, unknown>): Pr
   for (const m of messages.slice(-10)) {
     const blocks = Array.isArray(m.content) ? m.content : [m.content];
     const text = blocks.map((b) => ((b as { type?: string })?.type === 'text' ? (b as { text?: string }).text : `[${(b as { type?: string })?.type ?? 'content'}]`)).join(' ');
-    ask.write(`  ${ask.st.c.bold(clean(m.role, 20))}: ${sanitize(String(text ?? ''), { maxLength: 2000, maxLineLength: 500 })}\n`);
+    const body = sanitize(String(text ?? ''), { maxLength: 2000, maxLineLength: 500 }).split('\n').join('\n      ');
+    ask.write(`  ${ask.st.c.bold(clean(m.role, 20))}: ${body}\n`);
   }
   if (params.maxTokens) ask.write(ask.st.c.gray(`  (at most ${clean(params.maxTokens, 20)} tokens)\n`));
   const choice = await ask.prompter.select('Reply', [

@@ -99,9 +99,9 @@ export function checkResponse(key: string, request: InputRequestSnapshot, respon
       if (r.action !== 'accept' || params.mode === 'url') return undefined;
       const schema = (params.requestedSchema ?? {}) as { properties?: Record<string, FieldSchema>; required?: string[] };
       const content = r.content ?? {};
-      for (const req of schema.required ?? []) if (content[req] === undefined) return at(`field "${req}" is required`);
+      for (const req of schema.required ?? []) if (!Object.hasOwn(content, req) || content[req] === undefined) return at(`field "${req}" is required`);
       for (const [name, value] of Object.entries(content)) {
-        if (schema.properties && !(name in schema.properties)) return at(`field "${name}" is not in the requested form`);
+        if (schema.properties && !Object.hasOwn(schema.properties, name)) return at(`field "${name}" is not in the requested form`);
         const problem = checkField(name, schema.properties?.[name], value);
         if (problem) return at(`field ${problem}`);
       }
@@ -132,9 +132,13 @@ export function planAnswers(
   cancel: readonly string[] = [],
 ): AnswerPlan & { errors: string[] } {
   const plan: AnswerPlan & { errors: string[] } = { send: {}, stale: [], alreadyAnswered: [], unanswered: [], errors: [] };
+  for (const key of [...decline, ...cancel]) {
+    if (Object.hasOwn(scripted, key)) plan.errors.push(`"${key}" has an answer in the file and is also given to --decline/--cancel: pick one`);
+  }
+  for (const key of decline) if (cancel.includes(key)) plan.errors.push(`"${key}" is given to both --decline and --cancel: pick one`);
   const given = new Set([...Object.keys(scripted), ...decline, ...cancel]);
   for (const key of given) {
-    if (key in pending) continue;
+    if (Object.hasOwn(pending, key)) continue;
     if (answeredBefore.includes(key)) plan.alreadyAnswered.push(key);
     else plan.stale.push(key);
   }
@@ -144,7 +148,7 @@ export function planAnswers(
       continue;
     }
     let response: unknown;
-    if (key in scripted) response = scripted[key];
+    if (Object.hasOwn(scripted, key)) response = scripted[key];
     else if (decline.includes(key)) response = { action: 'decline' };
     else if (cancel.includes(key)) response = { action: 'cancel' };
     else {

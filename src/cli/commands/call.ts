@@ -8,6 +8,7 @@ import { ServerStore } from '../../servers/server-store.js';
 import { openConnection } from '../../app/server-connection.js';
 import { newRecord, openVault } from '../../app/task-target.js';
 import { submitOperation } from '../../app/submit.js';
+import { readAnswers } from '../../app/answering.js';
 import { buildArguments, validateArguments } from '../tool-args.js';
 import { parseDuration, parseLabels } from '../duration.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
@@ -24,6 +25,8 @@ export interface CallOptions {
 export async function runCall(server: string, tool: string, pairs: string[], opts: CallOptions, ctx: Context): Promise<number> {
   const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
   const labels = parseLabels(opts.label);
+  // A broken answers file must stop us before any work is submitted, not halfway through.
+  readAnswers(opts.answers);
   const entry = new ServerStore(ctx.home).get(server);
   const vault = openVault(ctx);
   // Read the vault before touching the server: a vault we cannot write must stop us before any work is submitted.

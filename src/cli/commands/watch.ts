@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { openConnection } from '../../app/server-connection.js';
 import { resolveTarget, type TargetOptions, type TaskTarget } from '../../app/task-target.js';
 import { followTask } from '../../app/follow.js';
-import { inputHandler } from '../../app/answering.js';
+import { inputHandler, readAnswers } from '../../app/answering.js';
 import { reportEnd } from '../../app/report.js';
 import { toCliError } from '../../app/remote-error.js';
 import { combineExitCodes } from '../../tasks/outcome.js';
@@ -20,6 +20,8 @@ export interface WatchOptions extends TargetOptions {
 export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
   const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
   if (refs.filter((r) => r === '-').length > 1) throw usageError('only one ref can be read from stdin (-)');
+  if (opts.answers === '-' && refs.includes('-')) throw usageError('stdin cannot carry both a taskId and the answers');
+  readAnswers(opts.answers);
   const resolved = [];
   for (const ref of refs) resolved.push(await resolveTarget(ctx, ref, opts));
   const seen = new Set<string>();
