@@ -1,6 +1,14 @@
 // The only exit point: everything else returns an exit code.
 import { main } from './main.js';
 
+// A reader that goes away (`mcp-tasks list | head`) is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 const controller = new AbortController();
 let interrupted = false;
 process.on('SIGINT', () => {

@@ -11,9 +11,7 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
   let exitCode: number = ExitCode.Ok;
   const makeContext = (g: GlobalOptions) => (ctx = buildContext(g, io));
-  const program = buildProgram(VERSION, makeContext, (code) => (exitCode = code));
-  program.exitOverride();
-  program.configureOutput({
+  const program = buildProgram(VERSION, makeContext, (code) => (exitCode = code), {
     writeOut: (s) => io.stdout.write(s),
     writeErr: (s) => io.stderr.write(s),
   });
@@ -26,8 +24,12 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // --help and --version exit 0; parse errors were already printed by commander.
-      return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+      // --help and --version exit 0; parse errors were already printed by commander on stderr.
+      if (err.exitCode === 0) return ExitCode.Ok;
+      if (argv.includes('--json')) {
+        io.stdout.write(JSON.stringify({ error: { kind: 'usage', message: err.message.replace(/^error: /, ''), next: 'Run `mcp-tasks --help` for usage.' } }) + '\n');
+      }
+      return ExitCode.Usage;
     }
     return reportError(err, ctx ?? buildContext({}, io), io);
   }

@@ -19,6 +19,8 @@ export interface FollowOptions {
   multi?: boolean;
   /** --json watch: one JSON object per observed change on stdout. */
   streamJson?: boolean;
+  /** Filled in while streaming: the last snapshot written to stdout. */
+  streamed?: { last?: TaskSnapshot };
   retry?: RetryPolicy;
   onInputRequired?: (s: TaskSnapshot) => Promise<'answered' | 'stop'>;
 }
@@ -66,12 +68,15 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
       ...((opts.retry ?? retryPolicyFrom(ctx.env)) ? { retry: (opts.retry ?? retryPolicyFrom(ctx.env))! } : {}),
       onSnapshot: (s, changed) => {
         progress.update(s);
-        if (changed || s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled') {
-          persistSnapshot(ctx, vault, target, s);
-          if (ctx.json && opts.streamJson) ctx.stdout.write(jsonLine(taskJson(target.record, s)));
+        const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
+        if (changed || terminal) persistSnapshot(ctx, vault, target, s);
+        // The first state observed is always streamed, so a watch never ends with nothing on stdout.
+        if (ctx.json && opts.streamJson && (changed || terminal || !opts.streamed?.last)) {
+          ctx.stdout.write(jsonLine(taskJson(target.record, s)));
+          if (opts.streamed) opts.streamed.last = s;
         }
       },
-      onRetry: (n) => progress.note(`server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${Math.ceil(n.delayMs / 1000)}s`),
+      onRetry: (n) => progress.note(`server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${n.delayMs < 1000 ? `${n.delayMs} ms` : `${Math.ceil(n.delayMs / 1000)} s`}`),
       ...(opts.onInputRequired
         ? {
             onInputRequired: async (s: TaskSnapshot) => {

@@ -11,7 +11,9 @@ import type { TaskTarget } from './task-target.js';
 export function refFor(target: TaskTarget): string {
   if (!target.persisted) return `- --server ${target.entry.name}  (taskId on stdin)`;
   // A prefix rather than a label: labels may be shared by several tasks, a 12-character prefix is not.
-  return target.taskId.slice(0, 12);
+  const prefix = target.taskId.slice(0, 12);
+  // An id may begin with "-" (base64url): end the options first so the command works as printed.
+  return prefix.startsWith('-') ? `-- ${prefix}` : prefix;
 }
 
 export interface ReportOptions {
@@ -26,7 +28,7 @@ export function reportEnd(ctx: Context, target: TaskTarget, end: WatchEnd, opts:
   const code = exitCodeForEnd(end);
   const err = (line: string) => ctx.stderr.write(`${line}\n`);
 
-  if (opts.statePrinted && end.kind !== 'lost') {
+  if (opts.statePrinted && end.kind !== 'lost' && end.kind !== 'unreachable') {
     // nothing more on stdout
   } else if (ctx.json) {
     ctx.stdout.write(jsonLine(taskJson(target.record, snapshot)));

@@ -7,15 +7,25 @@ import type { ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
 import type { Connection } from '../connection/connect.js';
 import { sanitize } from '../output/sanitize.js';
+import { toCliError } from './remote-error.js';
+
+/** Run `fn`; a remote failure is reported naming the server it came from. */
+export async function withServerName<T>(server: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toCliError(err, server) ?? err;
+  }
+}
 
 export async function openConnection(ctx: Context, entry: ServerEntry, opts: { requireModern?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<Connection> {
   const { connect } = await import('../connection/connect.js');
-  const conn = await connect(entry, {
+  const conn = await withServerName(entry.name, () => connect(entry, {
     env: ctx.env,
     ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
     debug: (l) => ctx.debug(l),
     onServerStderr: (line) => ctx.debug(`[${entry.name} stderr] ${sanitize(line, { singleLine: true, maxLength: 300 })}`),
-  });
+  }));
   if (conn.era !== 'modern' && opts.requireModern !== false) {
     await conn.close();
     throw new CliError(

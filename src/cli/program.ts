@@ -11,8 +11,16 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void): Command {
+export interface ProgramOutput {
+  writeOut(s: string): void;
+  writeErr(s: string): void;
+}
+
+export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void, output: ProgramOutput): Command {
   const program = new Command('mcp-tasks');
+  // Set before any subcommand exists: subcommands inherit them, so no path calls process.exit.
+  program.exitOverride();
+  program.configureOutput(output);
   program
     .description('Inspect and recover long-running MCP tasks (io.modelcontextprotocol/tasks, 2026-07-28).')
     .version(version, '-V, --version')

@@ -20,11 +20,12 @@ const elapsed = (ms: number) => {
 export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean } = {}): Promise<Progress> {
   const st = makeStyle(ctx.color);
   const started = ctx.now();
-  // A spinner line must fit the terminal: a wrapped line cannot be redrawn in place.
-  const columns = process.stderr.columns || 80;
+  // A spinner line must fit the terminal (a wrapped line cannot be redrawn in place); log lines
+  // in CI get a fixed, generous cap instead.
+  const spinning = !ctx.json && ctx.stderr.isTTY && !opts.multi && !ctx.env.CI;
+  const room = spinning ? Math.max(20, (process.stderr.columns || 80) - label.length - 40) : 300;
   const describe = (s: TaskSnapshot) => {
     const head = `${label}: ${statusWord(s.status, st, s.result?.isError === true)}`;
-    const room = Math.max(20, columns - label.length - 40);
     if (!s.statusMessage) return head;
     const msg = sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 });
     return `${head} · ${msg.length > room ? `${msg.slice(0, room - 1)}…` : msg}`;

@@ -16,7 +16,8 @@ export function makeStyle(color: boolean): Style {
 
 /** The contract's JSON shape for every task-bearing command. */
 export interface TaskJson {
-  taskId: string;
+  /** null for a submission that never received a handle (in doubt). */
+  taskId: string | null;
   server: string;
   status: TaskStatus | 'unknown';
   statusMessage?: string;
@@ -36,7 +37,7 @@ export interface TaskJson {
 export function taskJson(rec: VaultRecord, snapshot?: TaskSnapshot): TaskJson {
   const s = snapshot ?? (rec.last ? { ...rec.last, ...(rec.result ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) } : undefined);
   const out: TaskJson = {
-    taskId: rec.taskId ?? s?.taskId ?? '',
+    taskId: rec.taskId ?? s?.taskId ?? null,
     server: rec.server.name,
     status: s?.status ?? 'unknown',
     operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments },

@@ -299,13 +299,14 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     assert.equal(w.code, 124, w.stderr);
   });
 
-  test('130: Ctrl-C during watch keeps the handle (stdio demo)', async () => {
+  test('130: Ctrl-C during watch keeps the handle (stdio demo, the whole process group)', async () => {
     const h = newHome();
     const started = await h.run(['--json', 'call', 'demo', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=int']);
     assert.equal(started.code, 0, started.stderr);
-    const watch = h.spawn(['watch', 'int']);
+    // As in a terminal: SIGINT reaches mcp-tasks and the demo server it spawned.
+    const watch = h.spawn(['watch', 'int'], { detached: true });
     await watch.waitFor(/slow_compute on demo: working/);
-    watch.kill('SIGINT');
+    watch.kill('SIGINT', { group: true });
     const r = await watch.done;
     assert.equal(r.code, 130, r.stderr);
     assert.match(r.stderr, /interrupted; the task keeps running on the server and its handle is kept/);
@@ -313,6 +314,21 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     assert.deepEqual(
       list.map((x) => [x.taskId, x.status]),
       [[refOf(started.stdout), 'working']],
+    );
+  });
+
+  test('130: Ctrl-C during call keeps the handle (stdio demo, the whole process group)', async () => {
+    const h = newHome();
+    const call = h.spawn(['call', 'demo', 'slow_compute', 'seconds=60', '--label', 'job=int'], { detached: true });
+    await call.waitFor(/slow_compute on demo: working/);
+    call.kill('SIGINT', { group: true });
+    const r = await call.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(r.stderr, /handle is kept/);
+    const list = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ status: string; phase: string }>;
+    assert.deepEqual(
+      list.map((x) => [x.status, x.phase]),
+      [['working', 'active']],
     );
   });
 
@@ -328,7 +344,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     assert.equal(list.length, 1);
     assert.equal(list[0]!.phase, 'active');
     // The handle still works from a new process.
-    const get = await h.run(['get', (list[0] as unknown as { taskId: string }).taskId.slice(0, 8)]);
+    const get = await h.run(['get', '--', (list[0] as unknown as { taskId: string }).taskId.slice(0, 8)]);
     assert.equal(get.code, 0, get.stderr);
     assert.match(get.stdout, /working/);
   });

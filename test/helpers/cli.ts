@@ -12,11 +12,14 @@ import { fileURLToPath } from 'node:url';
 export const BIN = fileURLToPath(new URL('../../../bin/mcp-tasks.js', import.meta.url));
 
 const live = new Set<ChildProcess>();
+/** Pids of children that lead their own process group (spawned detached). */
+const groups = new Set<number>();
 const tempDirs = new Set<string>();
 process.on('exit', () => {
   for (const child of live) {
     try {
-      child.kill('SIGKILL');
+      if (child.pid !== undefined && groups.has(child.pid)) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
     } catch {
       /* already gone */
     }
@@ -53,9 +56,11 @@ export interface RunOptions {
   /** Kill the process after this long and fail (default 30 s). */
   timeoutMs?: number;
   cwd?: string;
+  /** Own process group, so `kill(signal, { group: true })` reaches it and its children, as Ctrl-C in a terminal does. */
+  detached?: boolean;
 }
 
-/** The child's environment: ours minus anything that would change the CLI's behaviour, plus CI=1 and NO_COLOR=1. */
+/** The child's environment: ours minus anything that would change the CLI's behaviour, plus CI=1, NO_COLOR=1 and no keychain. */
 function childEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -65,6 +70,8 @@ function childEnv(home: string, extra: Record<string, string | undefined> = {}):
   env.MCP_TASKS_HOME = home;
   env.CI = '1';
   env.NO_COLOR = '1';
+  // Never touch the developer's OS keychain from a test (CI=1 implies it too).
+  env.MCP_TASKS_NO_KEYCHAIN = '1';
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -88,9 +95,11 @@ export class CliProcess {
       cwd: opts.cwd ?? process.cwd(),
       env: childEnv(this.home, opts.env),
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: opts.detached ?? false,
     });
     this.child = child;
     live.add(child);
+    if (opts.detached && child.pid !== undefined) groups.add(child.pid);
     child.stdout!.setEncoding('utf8');
     child.stderr!.setEncoding('utf8');
     child.stdout!.on('data', (d: string) => {
@@ -117,6 +126,7 @@ export class CliProcess {
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         live.delete(child);
+        if (child.pid !== undefined) groups.delete(child.pid);
         this.wake();
         resolve({ code, signal, stdout: this.stdout, stderr: this.stderr, ms: Date.now() - started });
       });
@@ -149,8 +159,11 @@ export class CliProcess {
     }
   }
 
-  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+  /** Signal the process, or with `group` its whole process group (needs `detached`). */
+  kill(signal: NodeJS.Signals = 'SIGTERM', opts: { group?: boolean } = {}): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    if (opts.group && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
+    else this.child.kill(signal);
   }
 }
 
@@ -169,11 +182,21 @@ export interface Home {
   spawn(args: string[], opts?: Omit<RunOptions, 'home'>): CliProcess;
 }
 
-export function newHome(): Home {
+export interface TestHome extends Home {
+  /** A setup step: run, and fail with its output unless it exits 0. */
+  ok(args: string[], opts?: Omit<RunOptions, 'home'>): Promise<CliResult>;
+}
+
+export function newHome(): TestHome {
   const dir = tempHome();
   return {
     dir,
     run: (args, opts = {}) => runCli(args, { ...opts, home: dir }),
+    ok: async (args, opts = {}) => {
+      const r = await runCli(args, { ...opts, home: dir });
+      if (r.code !== 0) throw new Error(`mcp-tasks ${args.join(' ')} exited ${r.code}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-2000)}`);
+      return r;
+    },
     spawn: (args, opts = {}) => spawnCli(args, { ...opts, home: dir }),
   };
 }

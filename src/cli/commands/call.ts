@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { ServerStore } from '../../servers/server-store.js';
-import { openConnection } from '../../app/server-connection.js';
+import { openConnection, withServerName } from '../../app/server-connection.js';
 import { newRecord, openVault } from '../../app/task-target.js';
 import { submitOperation } from '../../app/submit.js';
 import { readAnswers } from '../../app/answering.js';
@@ -34,42 +34,44 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
 
   const conn = await openConnection(ctx, entry);
   try {
-    const tools = await conn.listTools();
-    const info = tools.find((t) => t.name === tool);
-    if (!info) {
-      const names = tools.map((t) => t.name).slice(0, 15).join(', ');
-      throw new CliError('not-found', `server "${server}" has no tool "${tool}"`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
-    }
-    const args = buildArguments({ pairs, ...(opts.argsJson !== undefined ? { argsJson: opts.argsJson } : {}), ...(opts.argsFile !== undefined ? { argsFile: opts.argsFile } : {}) }, info.inputSchema);
-    await validateArguments(tool, args, info.inputSchema);
+    return await withServerName(server, async () => {
+      const tools = await conn.listTools();
+      const info = tools.find((t) => t.name === tool);
+      if (!info) {
+        const names = tools.map((t) => t.name).slice(0, 15).join(', ');
+        throw new CliError('not-found', `server "${server}" has no tool "${tool}"`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
+      }
+      const args = buildArguments({ pairs, ...(opts.argsJson !== undefined ? { argsJson: opts.argsJson } : {}), ...(opts.argsFile !== undefined ? { argsFile: opts.argsFile } : {}) }, info.inputSchema);
+      await validateArguments(tool, args, info.inputSchema);
 
-    const opId = randomUUID();
-    const now = () => new Date(ctx.now()).toISOString();
-    const a = info.annotations ?? {};
-    const record: VaultRecord = newRecord(
-      entry,
-      ctx.home,
-      {
-        method: 'tools/call',
-        name: tool,
-        arguments: args,
-        submittedAt: now(),
-        ...(entry.idempotencyMeta ? { idempotencyMeta: entry.idempotencyMeta } : {}),
-        annotations: {
-          ...(a.readOnlyHint !== undefined ? { readOnlyHint: a.readOnlyHint } : {}),
-          ...(a.destructiveHint !== undefined ? { destructiveHint: a.destructiveHint } : {}),
-          ...(a.idempotentHint !== undefined ? { idempotentHint: a.idempotentHint } : {}),
+      const opId = randomUUID();
+      const now = () => new Date(ctx.now()).toISOString();
+      const a = info.annotations ?? {};
+      const record: VaultRecord = newRecord(
+        entry,
+        ctx.home,
+        {
+          method: 'tools/call',
+          name: tool,
+          arguments: args,
+          submittedAt: now(),
+          ...(entry.idempotencyMeta ? { idempotencyMeta: entry.idempotencyMeta } : {}),
+          annotations: {
+            ...(a.readOnlyHint !== undefined ? { readOnlyHint: a.readOnlyHint } : {}),
+            ...(a.destructiveHint !== undefined ? { destructiveHint: a.destructiveHint } : {}),
+            ...(a.idempotentHint !== undefined ? { idempotentHint: a.idempotentHint } : {}),
+          },
         },
-      },
-      labels,
-      opId,
-      now(),
-    );
-    if (conn.protocolVersion) record.server.protocolVersion = conn.protocolVersion;
-    if (conn.serverInfo) record.server.serverInfo = conn.serverInfo;
-    // The intent is on disk before the request leaves: a crash from here on is recoverable.
-    vault.put(record);
-    return await submitOperation(ctx, conn, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) });
+        labels,
+        opId,
+        now(),
+      );
+      if (conn.protocolVersion) record.server.protocolVersion = conn.protocolVersion;
+      if (conn.serverInfo) record.server.serverInfo = conn.serverInfo;
+      // The intent is on disk before the request leaves: a crash from here on is recoverable.
+      vault.put(record);
+      return await submitOperation(ctx, conn, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) });
+    });
   } finally {
     await conn.close();
   }

@@ -2,7 +2,7 @@
 // "requested"; with --wait we report the terminal state actually reached.
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
-import { openConnection } from '../../app/server-connection.js';
+import { openConnection, withServerName } from '../../app/server-connection.js';
 import { resolveTarget, type TargetOptions } from '../../app/task-target.js';
 import { followTask, markLost } from '../../app/follow.js';
 import { refFor, reportEnd } from '../../app/report.js';
@@ -21,29 +21,31 @@ export async function runCancel(ref: string, opts: CancelOptions, ctx: Context):
   const { vault, target } = await resolveTarget(ctx, ref, opts);
   const conn = await openConnection(ctx, target.entry);
   try {
-    try {
-      await cancelTask(conn, target.taskId);
-    } catch (err) {
-      if (err instanceof RpcResponseError && err.isUnknownTask) {
-        const reason = 'the server no longer knows this task (unknown or expired taskId)';
-        markLost(ctx, vault, target, reason);
-        return reportEnd(ctx, target, { kind: 'lost', reason, ...(target.record.last ? { snapshot: target.record.last } : {}) });
+    return await withServerName(target.entry.name, async () => {
+      try {
+        await cancelTask(conn, target.taskId);
+      } catch (err) {
+        if (err instanceof RpcResponseError && err.isUnknownTask) {
+          const reason = 'the server no longer knows this task (unknown or expired taskId)';
+          markLost(ctx, vault, target, reason);
+          return reportEnd(ctx, target, { kind: 'lost', reason, ...(target.record.last ? { snapshot: target.record.last } : {}) });
+        }
+        throw err;
       }
-      throw err;
-    }
-    if (!opts.wait) {
-      if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(target.record), cancellation: 'requested' }));
-      else {
-        ctx.stdout.write(`cancellation requested for ${target.record.operation.name} on ${target.entry.name}; the server acknowledged it.\n`);
-        ctx.stdout.write(`  The task may still complete or fail: \`mcp-tasks cancel ${refFor(target)} --wait\` or \`mcp-tasks watch ${refFor(target)}\` shows the state it reaches.\n`);
+      if (!opts.wait) {
+        if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(target.record), cancellation: 'requested' }));
+        else {
+          ctx.stdout.write(`cancellation requested for ${target.record.operation.name} on ${target.entry.name}; the server acknowledged it.\n`);
+          ctx.stdout.write(`  The task may still complete or fail: \`mcp-tasks cancel ${refFor(target)} --wait\` or \`mcp-tasks watch ${refFor(target)}\` shows the state it reaches.\n`);
+        }
+        return ExitCode.Ok;
       }
-      return ExitCode.Ok;
-    }
-    const end = await followTask(ctx, conn, vault, target, { ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
-    if (end.kind === 'terminal' && end.snapshot.status !== 'cancelled' && !ctx.json) {
-      ctx.stderr.write(`note: cancellation was requested, but the task ended ${end.snapshot.status} anyway.\n`);
-    }
-    return reportEnd(ctx, target, end);
+      const end = await followTask(ctx, conn, vault, target, { ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+      if (end.kind === 'terminal' && end.snapshot.status !== 'cancelled' && !ctx.json) {
+        ctx.stderr.write(`note: cancellation was requested, but the task ended ${end.snapshot.status} anyway.\n`);
+      }
+      return reportEnd(ctx, target, end);
+    });
   } finally {
     await conn.close();
   }

@@ -73,7 +73,7 @@ export function buildEntry(name: string, opts: ServerAddOptions, command: string
     if (url.protocol === 'http:' && !isLoopbackUrl(url) && !opts.allowHttp) {
       throw new CliError('invalid-input', `plain http:// to ${url.host} would send handles and tokens unencrypted`, 'Use https://, or pass --allow-http for a trusted network.');
     }
-    if (opts.bearerEnv !== undefined && !ENV_NAME.test(opts.bearerEnv)) throw new CliError('invalid-input', `--bearer-env takes a variable name, got "${opts.bearerEnv}"`, 'Pass the name, e.g. --bearer-env MY_TOKEN, not the token.');
+    if (opts.bearerEnv !== undefined && !ENV_NAME.test(opts.bearerEnv)) throw new CliError('invalid-input', '--bearer-env takes the name of an environment variable, and this is not one (the value is not repeated here in case it is a token)', 'Pass the name, e.g. --bearer-env MY_TOKEN, not the token.');
     if (opts.env?.length) throw new CliError('invalid-input', '--env applies to stdio servers only', 'Drop --env for an HTTP server.');
     const headers = parseHeaders(opts.header ?? []);
     const entry: HttpServerEntry = {

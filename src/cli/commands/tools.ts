@@ -3,22 +3,24 @@ import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { jsonLine, makeStyle } from '../../output/render.js';
 import { ServerStore } from '../../servers/server-store.js';
-import { openConnection } from '../../app/server-connection.js';
+import { openConnection, withServerName } from '../../app/server-connection.js';
 import { renderToolLines } from './server.js';
 
 export async function runTools(server: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(server);
   const conn = await openConnection(ctx, entry, { requireModern: false });
   try {
-    const tools = await conn.listTools();
-    if (ctx.json) {
-      ctx.stdout.write(jsonLine(tools.map((t) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema, annotations: t.annotations ?? {} }))));
-    } else {
-      const st = makeStyle(ctx.color);
-      ctx.stdout.write(`${tools.length} tool(s) on ${server}:\n`);
-      ctx.stdout.write(renderToolLines(tools, st));
-    }
-    return ExitCode.Ok;
+    return await withServerName(server, async () => {
+      const tools = await conn.listTools();
+      if (ctx.json) {
+        ctx.stdout.write(jsonLine(tools.map((t) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema, annotations: t.annotations ?? {} }))));
+      } else {
+        const st = makeStyle(ctx.color);
+        ctx.stdout.write(`${tools.length} tool(s) on ${server}:\n`);
+        ctx.stdout.write(renderToolLines(tools, st));
+      }
+      return ExitCode.Ok;
+    });
   } finally {
     await conn.close();
   }

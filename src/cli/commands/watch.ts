@@ -44,18 +44,21 @@ export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context)
         try {
           const conn = await connFor(target);
           const initial = target.record.last;
+          const streamed: { last?: import('../../tasks/task-snapshot.js').TaskSnapshot } = {};
           const end = await followTask(ctx, conn, vault, target, {
             multi,
             streamJson: true,
+            streamed,
             onInputRequired: inputHandler(ctx, conn, vault, target, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
             ...(timeoutMs !== undefined ? { timeoutMs } : {}),
             ...(initial ? { initial: { ...initial } } : {}),
           });
-          return reportEnd(ctx, target, end, { statePrinted: ctx.json });
+          // In --json mode the final state is the last streamed line, unless the end brought news.
+          return reportEnd(ctx, target, end, { statePrinted: ctx.json && streamed.last !== undefined && streamed.last === end.snapshot });
         } catch (err) {
-          if (!multi) throw err;
           const e = toCliError(err, target.entry.name);
           if (!e) throw err;
+          if (!multi) throw e;
           ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${e.message}\n  next: ${e.next}\n`);
           return e.exitCode;
         }

@@ -1,0 +1,219 @@
+// The task lifecycle across processes: --detach, then get/watch/cancel from new processes (the
+// built-in stdio `demo` and Streamable HTTP), refs by label, prefix and full id, taskIds handed
+// over on stdin, and pollIntervalMs honoured (counted in the requests the server saw).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoRequest, type DemoServer } from '../helpers/cli.js';
+
+/** Gaps between consecutive requests, in ms. */
+const gaps = (reqs: DemoRequest[]) => reqs.slice(1).map((r, i) => r.at - reqs[i]!.at);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+describe('task lifecycle across processes', { concurrency: 4 }, () => {
+  let demo: DemoServer;
+  before(async () => {
+    demo = await startDemo();
+  });
+  after(async () => {
+    await demo?.stop();
+  });
+
+  test('stdio demo: --detach, then get and watch from new processes', async () => {
+    const h = newHome();
+    // Long enough to still be running when the next process asks, even on a loaded machine.
+    const d = await h.run(['call', 'demo', 'slow_compute', 'seconds=4', '--detach', '--label', 'job=nightly']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.match(d.stdout, /slow_compute on demo: task started \(working\)/);
+    const id = /task ([A-Za-z0-9_-]{16,})/.exec(d.stdout)?.[1];
+    assert.ok(id, d.stdout);
+    // The printed hint names a ref that works from another process.
+    const hinted = /follow it: +mcp-tasks watch (\S+)/.exec(d.stdout)?.[1];
+    assert.ok(hinted, d.stdout);
+
+    const g = await h.run(['get', 'nightly']);
+    assert.equal(g.code, 0, g.stderr);
+    // Normally still working; on a very loaded machine the next process may start after the end.
+    const state = /slow_compute on demo: (working|completed)/.exec(g.stdout)?.[1];
+    assert.ok(state, g.stdout);
+    if (state === 'working') assert.match(g.stdout, /Computing slow_compute \(4s\)/);
+
+    const w = await h.run(['watch', '--', hinted]);
+    assert.equal(w.code, 0, w.stderr);
+    assert.match(w.stdout, /slow_compute on demo: completed/);
+    assert.match(w.stdout, /Computed slow_compute after 4 second/);
+    assert.match(w.stderr, /slow_compute on demo: completed/);
+
+    // The terminal result is in the vault: get by an 8-character prefix and show by full id report it.
+    const again = await h.run(['--json', 'get', '--', id.slice(0, 8)]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(parseJsonDoc(again.stdout).status, 'completed');
+    const show = await h.run(['show', '--', id]);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /phase\s+terminal/);
+    assert.match(show.stdout, /working\s+Computing slow_compute/);
+    assert.match(show.stdout, /completed/);
+    assert.deepEqual(parseJsonDoc((await h.run(['--json', 'list'])).stdout), []);
+  });
+
+  test('HTTP: --detach, then watch, get and cancel from new processes', async () => {
+    const h = newHome();
+    await addHttpServer(h, 'web', demo.url);
+    const a = parseJsonDoc((await h.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=a'])).stdout);
+    const b = parseJsonDoc((await h.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=30', '--detach', '--label', 'job=b'])).stdout);
+    assert.notEqual(a.taskId, b.taskId);
+
+    const w = await h.run(['watch', 'a']);
+    assert.equal(w.code, 0, w.stderr);
+    assert.match(w.stdout, /slow_compute on web: completed/);
+
+    // Cancelling a finished task is acknowledged; --wait reports the completion it observes.
+    const late = await h.run(['cancel', 'a', '--wait']);
+    assert.equal(late.code, 0, late.stderr);
+    assert.match(late.stderr, /ended completed anyway/);
+
+    const c = await h.run(['cancel', 'b']);
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stdout, /cancellation requested/);
+    assert.match(c.stdout, /may still complete or fail/);
+    const g = await h.run(['get', 'b']);
+    assert.equal(g.code, 3, g.stderr);
+    assert.match(g.stdout, /slow_compute on web: cancelled/);
+  });
+
+  test('watch several tasks at once: the first failure decides the exit code', async () => {
+    const h = newHome();
+    await addHttpServer(h, 'web', demo.url);
+    await h.ok(['call', 'web', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=ok']);
+    await h.ok(['call', 'web', 'failing_job', '--detach', '--label', 'job=bad']);
+    const w = await h.run(['watch', 'ok', 'bad']);
+    assert.equal(w.code, 4, w.stderr);
+    assert.match(w.stdout, /slow_compute on web: completed/);
+    assert.match(w.stdout, /failing_job on web: completed with a tool error/);
+  });
+
+  test('a taskId handed over on stdin (--server), inspected without and with --save', async () => {
+    const producer = newHome();
+    await addHttpServer(producer, 'web', demo.url);
+    const d = parseJsonDoc((await producer.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=1', '--detach'])).stdout);
+
+    const consumer = newHome();
+    await addHttpServer(consumer, 'web', demo.url);
+    const peek = await consumer.run(['--json', 'get', '-', '--server', 'web'], { input: d.taskId });
+    assert.equal(peek.code, 0, peek.stderr);
+    assert.equal(parseJsonDoc(peek.stdout).taskId, d.taskId);
+    assert.deepEqual(parseJsonDoc((await consumer.run(['--json', 'list', '--all'])).stdout), [], 'get without --save wrote the vault');
+
+    const saved = await consumer.run(['watch', '-', '--server', 'web', '--save'], { input: `${d.taskId}\n` });
+    assert.equal(saved.code, 0, saved.stderr);
+    const all = parseJsonDoc((await consumer.run(['--json', 'list', '--all'])).stdout);
+    assert.deepEqual(
+      all.map((x: any) => [x.taskId, x.status]),
+      [[d.taskId, 'completed']],
+    );
+    // The full handle never had to appear in argv, and is not echoed on stderr.
+    assert.ok(!saved.stderr.includes(d.taskId));
+  });
+
+  test('a taskId that begins with "-" (base64url) is passed after --', async () => {
+    const h = newHome();
+    await addHttpServer(h, 'web', demo.url);
+    // One taskId in 64 begins with "-": as a bare argument it reads as an option.
+    const bare = await h.run(['get', '-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '--server', 'web']);
+    assert.equal(bare.code, 1, bare.stderr);
+    const r = await h.run(['get', '--server', 'web', '--', '-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']);
+    assert.equal(r.code, 6, r.stderr);
+    assert.match(r.stderr, /unknown or expired taskId/);
+  });
+
+  test('a handle is only sent to the server it was created on', async () => {
+    const other = await startDemo();
+    try {
+      const h = newHome();
+      await addHttpServer(h, 'web', demo.url);
+      await h.ok(['call', 'web', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=bound']);
+      await addHttpServer(h, 'web', other.url, ['--force']);
+      const r = await h.run(['get', 'bound']);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /only sent where it was created/);
+      // --rebind without a TTY sends it anyway (the other demo server does not know it: lost).
+      const moved = await h.run(['get', 'bound', '--rebind']);
+      assert.equal(moved.code, 6, moved.stderr);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test('call honours pollIntervalMs: count the tasks/get the server saw', async (t) => {
+    const counted = await startDemo({ verbose: true });
+    try {
+      const h = newHome();
+      await addHttpServer(h, 'web', counted.url);
+      const r = await h.run(['call', 'web', 'slow_compute', 'seconds=3']);
+      assert.equal(r.code, 0, r.stderr);
+      const gets = counted.requests('tasks/get');
+      t.diagnostic(`${gets.length} tasks/get, gaps ${gaps(gets).join(' ')} ms`);
+      // 3 s at the advertised 500 ms is 6 polls; a client ignoring it (1 s default, or 100 ms) is far off.
+      assert.ok(gets.length >= 4 && gets.length <= 8, `${gets.length} tasks/get for a 3 s task at pollIntervalMs 500`);
+      assert.equal(counted.requests('tools/call').length, 1);
+      // Times are when this process read the server's log lines: a median is robust to a stall.
+      assert.ok(median(gaps(gets)) >= 400, `median gap ${median(gaps(gets))} ms`);
+    } finally {
+      await counted.stop();
+    }
+  });
+
+  test('call follows a changing pollIntervalMs (250 → 500 → 1000 ms)', async (t) => {
+    const counted = await startDemo({ verbose: true });
+    try {
+      const h = newHome();
+      await addHttpServer(h, 'web', counted.url);
+      const r = await h.run(['call', 'web', 'generate_report', 'seconds=4']);
+      assert.equal(r.code, 0, r.stderr);
+      const gets = counted.requests('tasks/get');
+      const g = gaps(gets);
+      t.diagnostic(`${gets.length} tasks/get, gaps ${g.join(' ')} ms`);
+      // Stages: 1 s at 250 ms, 1.4 s at 500 ms, 1.6 s at 1000 ms: about 9 polls.
+      // A fixed 250 ms would make 16, a fixed 1 s 4, a fixed 100 ms 40.
+      assert.ok(gets.length >= 5 && gets.length <= 12, `${gets.length} tasks/get for generate_report seconds=4`);
+      assert.ok(Math.min(...g.slice(0, 2)) < 450, `early gaps ${g.slice(0, 3).join(', ')}: the 250 ms stage was not used`);
+      assert.ok(Math.max(...g.slice(-2)) >= 800, `late gaps ${g.slice(-3).join(', ')}: the 1000 ms stage was not used`);
+      assert.match(r.stderr, /Collecting data/);
+      assert.match(r.stderr, /Writing PDF/);
+    } finally {
+      await counted.stop();
+    }
+  });
+
+  test('watch from a new process honours pollIntervalMs too', async (t) => {
+    const counted = await startDemo({ verbose: true });
+    try {
+      const h = newHome();
+      await addHttpServer(h, 'web', counted.url);
+      const d = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=3', '--detach']);
+      assert.equal(d.code, 0, d.stderr);
+      const w = await h.run(['watch', '--', parseJsonDoc(d.stdout).taskId]);
+      assert.equal(w.code, 0, w.stderr);
+      const gets = counted.requests('tasks/get');
+      t.diagnostic(`${gets.length} tasks/get, gaps ${gaps(gets).join(' ')} ms`);
+      assert.ok(gets.length >= 1 && gets.length <= 7, `${gets.length} tasks/get`);
+      if (gets.length >= 3) assert.ok(median(gaps(gets)) >= 400, `median gap ${median(gaps(gets))} ms`);
+    } finally {
+      await counted.stop();
+    }
+  });
+
+  test('no poll is rate-limited by a server enforcing pollIntervalMs (rate-limit fault)', async () => {
+    const strict = await startDemo({ faults: ['rate-limit'], verbose: true });
+    try {
+      const h = newHome();
+      await addHttpServer(h, 'web', strict.url);
+      const r = await h.run(['--json', 'call', 'web', 'generate_report', 'seconds=2']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(parseJsonDoc(r.stdout).status, 'completed');
+      const gets = strict.requests('tasks/get').length;
+      assert.ok(gets >= 3 && gets <= 9, `${gets} tasks/get`);
+    } finally {
+      await strict.stop();
+    }
+  });
+});
