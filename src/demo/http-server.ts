@@ -65,6 +65,8 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       try {
         raw = await readBody(req);
       } catch {
+        // The rest of the body is never read: the connection cannot be reused.
+        res.setHeader('connection', 'close');
         return sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
       }
       try {

@@ -29,7 +29,7 @@ export function parseFaults(values: string[]): Faults {
     const [name, arg] = v.split('=', 2) as [string, string | undefined];
     const ms = () => {
       const n = Number(arg);
-      if (arg === undefined || !Number.isInteger(n) || n < 0) throw new Error(`--fault ${name} needs a number of milliseconds, as in ${name}=500`);
+      if (arg === undefined || !/^\d+$/.test(arg) || !Number.isSafeInteger(n)) throw new Error(`--fault ${name} needs a number of milliseconds, as in ${name}=500`);
       return n;
     };
     switch (name) {

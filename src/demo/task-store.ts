@@ -6,9 +6,9 @@
 // and its details (arguments, answers) are sealed with a key derived from the id itself. Only a
 // holder of the handle can read or change its task; the file alone reveals tool names and times.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
+import { ensureDir, withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
 
 export interface StoredTask {
   taskId: string;
@@ -108,7 +108,7 @@ export class FileTaskStore implements TaskStore {
   /** Fail fast (at start-up) on a path that cannot hold the store. */
   open(): this {
     try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      ensureDir(dirname(this.path));
       withFileLock(this.path, () => {
         if (!existsSync(this.path)) this.write({ format: 'mcp-tasks-demo-store', version: 2, tasks: {} });
         else this.read();
@@ -138,7 +138,7 @@ export class FileTaskStore implements TaskStore {
     if (file?.format !== 'mcp-tasks-demo-store' || typeof file.tasks !== 'object' || file.tasks === null) {
       throw new StoreError(`${this.path} is not an mcp-tasks demo store; it was left untouched`);
     }
-    if (file.version !== 2) throw new StoreError(`task store ${this.path} has unsupported version ${String(file.version)}`);
+    if (file.version !== 2) throw new StoreError(`task store ${this.path} has unsupported format version ${String(file.version)}; it was left untouched (move it aside to start afresh)`);
     return file as StoreFile;
   }
 
@@ -193,7 +193,13 @@ export class FileTaskStore implements TaskStore {
       if (!hit) return undefined;
       const task = unsealTask(hit.sealed, taskId);
       change(task);
-      file.tasks[hit.key] = sealTask(task);
+      const resealed = sealTask(task);
+      // The idempotency link is kept as it was: answering or cancelling must not let a repeat pay twice.
+      if (hit.sealed.idemHash) {
+        resealed.idemHash = hit.sealed.idemHash;
+        resealed.idemSealedId = hit.sealed.idemSealedId!;
+      }
+      file.tasks[hit.key] = resealed;
       return task;
     });
   }

@@ -2,6 +2,7 @@
 // tools/call. Both transports (HTTP and stdio) hand every request here first; `undefined`
 // means "not ours, let the SDK answer it".
 import { hasTaskClientCapabilityV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { ErrorCode, TASKS_EXTENSION_ID } from '../protocol/constants.js';
 import { IDEMPOTENCY_META_KEY, RpcError, type TaskEngine } from './task-engine.js';
 import { findTool, hostileText, plainText, type DemoTool, type InputRequest, type JsonObject } from './tools.js';
@@ -144,15 +145,16 @@ function missingCapability(what: string): SurfaceOutcome {
 
 const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
-/** A small check of the arguments against the tool's inputSchema: required keys and primitive types. */
+/** The tool's inputSchema, checked with the SDK's own JSON Schema validator (types, bounds, enums). */
+const validators = new Map<string, (args: unknown) => { valid: boolean; errorMessage?: string }>();
+const schemaValidator = new AjvJsonSchemaValidator();
+
 export function checkArgs(tool: DemoTool, args: JsonObject): string | undefined {
-  const schema = tool.inputSchema as { properties?: Record<string, { type?: string }>; required?: string[] };
-  for (const key of schema.required ?? []) if (args[key] === undefined) return `missing required argument "${key}"`;
-  for (const [key, value] of Object.entries(args)) {
-    const type = schema.properties?.[key]?.type;
-    if (!type) continue;
-    const ok = type === 'number' || type === 'integer' ? typeof value === 'number' : type === 'string' ? typeof value === 'string' : type === 'boolean' ? typeof value === 'boolean' : true;
-    if (!ok) return `argument "${key}" must be a ${type}`;
+  let check = validators.get(tool.name);
+  if (!check) {
+    check = schemaValidator.getValidator(tool.inputSchema as never) as (args: unknown) => { valid: boolean; errorMessage?: string };
+    validators.set(tool.name, check);
   }
-  return undefined;
+  const verdict = check(args);
+  return verdict.valid ? undefined : (verdict.errorMessage ?? 'invalid').replace(/\bdata\//g, '').replace(/\bdata\b/g, 'arguments');
 }

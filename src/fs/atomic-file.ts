@@ -33,6 +33,32 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   } catch { /* not supported everywhere; the rename is still atomic */ }
 }
 
+/**
+ * mkdir -p that cannot spin: Node's recursive mkdir loops forever on paths such as /proc/x
+ * (ENOENT for a directory it was just told to create). Each level is tried at most twice.
+ */
+export function ensureDir(dir: string, mode = 0o700): void {
+  try {
+    mkdirSync(dir, { mode });
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if (statSync(dir).isDirectory()) return;
+      throw err;
+    }
+    if (code !== 'ENOENT') throw err;
+  }
+  const parent = dirname(dir);
+  if (parent === dir) throw new Error(`cannot create ${dir}`);
+  ensureDir(parent, mode);
+  try {
+    mkdirSync(dir, { mode });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 export class LockTimeoutError extends Error {
   constructor(readonly lockPath: string, readonly holder: string) {
     super(`could not lock ${lockPath} (held by ${holder})`);
@@ -61,7 +87,7 @@ export function withFileLock<T>(path: string, fn: () => T, opts: { timeoutMs?: n
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const staleMs = opts.staleMs ?? 30_000;
   const started = Date.now();
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensureDir(dirname(path));
   let delay = 2;
   for (;;) {
     try {

@@ -2,10 +2,10 @@
 // Writes are read-modify-write under a cross-process lock and land with an atomic rename, so
 // the file is never truncated, wiped or half-written; a file we cannot read is left byte for
 // byte as it was and reported (exit 9) with the safe next step.
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
-import { LockTimeoutError, withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
+import { ensureDir, LockTimeoutError, withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
 import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type SealedVault } from './vault-crypto.js';
 import type { VaultRecord } from './vault-record.js';
 
@@ -94,7 +94,7 @@ export class Vault {
   }
 
   private mutateUntimed<T>(fn: (doc: VaultDocument) => T): T {
-    mkdirSync(this.home, { recursive: true, mode: 0o700 });
+    ensureDir(this.home);
     try {
       return withFileLock(this.path, () => {
         const sealed = this.readSealed();
