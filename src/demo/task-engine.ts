@@ -128,6 +128,10 @@ export class TaskEngine {
       ...(this.faults.hostileText ? { hostileText: true } : {}),
     };
     const { task, created } = this.store.insert(candidate);
+    if (!created && JSON.stringify(task.args) !== JSON.stringify(args)) {
+      // The same key for different work is a client bug: refuse rather than answer for the wrong task.
+      throw new RpcError(ErrorCode.InvalidParams, `idempotency key reused with different arguments for ${tool.name}`);
+    }
     const view = this.view(task, now);
     return { result: { resultType: 'task', ...this.wireTask(task, view, false) }, created };
   }
