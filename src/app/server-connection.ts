@@ -37,7 +37,7 @@ export async function openConnection(ctx: Context, entry: ServerEntry, opts: { r
   // Cache what we found, so later calls adopt it without a server/discover probe.
   if (!('builtin' in entry && entry.builtin) && (!entry.discovered || entry.discovered.protocolVersion !== conn.protocolVersion)) {
     try {
-      await new ServerStore(ctx.home).rememberEra(entry.name, conn.discovered());
+      await new ServerStore(ctx.home).rememberEra(entry.name, conn.discovered(), entry);
     } catch (err) {
       ctx.debug(`could not cache the server era: ${(err as Error).message}`);
     }

@@ -20,6 +20,8 @@ import { askerHeader, collectResponses, inputHandler, type AnswerSource } from '
 export interface SubmitOptions extends AnswerSource {
   detach?: boolean;
   timeoutMs?: number;
+  /** A resubmission from `recover`: the first attempt may have run, so a failure keeps the record in doubt. */
+  resubmission?: boolean;
 }
 
 /** A server may ask for input several times before it creates a task; we stop after this many. */
@@ -44,7 +46,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
         { signal: ctx.interrupt, timeoutMs: 60_000 },
       );
     } catch (err) {
-      return submissionFailed(ctx, vault, record, err, server);
+      return submissionFailed(ctx, vault, record, err, server, opts.resubmission === true);
     }
     if (outcome.kind !== 'input_required' || round >= MAX_INPUT_ROUNDS) break;
     // Input asked before any task exists (multi round-trip): answer with the same machinery,
@@ -119,12 +121,21 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
 }
 
 /** No handle came back. If the request may have reached the server, the outcome is in doubt. */
-function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string): number {
+function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string, resubmission: boolean): number {
   const at = new Date(ctx.now()).toISOString();
   const mayHaveArrived = err instanceof TransportError ? err.requestMayHaveArrived : false;
   if (!mayHaveArrived) {
-    // The server refused or never got the request: nothing was created, nothing to recover.
-    vault.remove([record.opId]);
+    if (resubmission) {
+      // This attempt never arrived, but the first one still may have: the doubt stays on record.
+      vault.update(record.opId, (r) => {
+        r.phase = 'in-doubt';
+        r.reason = r.reason ?? 'the request was sent but no handle came back';
+        r.updatedAt = at;
+      });
+    } else {
+      // The server refused or never got the request: nothing was created, nothing to recover.
+      vault.remove([record.opId]);
+    }
     throw toCliError(err, server) ?? err;
   }
   const reason = `the request was sent but no handle came back (${sanitize((err as Error).message, { singleLine: true, maxLength: 200 })})`;

@@ -1,6 +1,6 @@
 // Atomic file replacement and a cross-process lock, shared by the demo server's task store
 // and the CLI's vault. Both must never be seen half-written, even if a writer is killed.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, basename, join } from 'node:path';
 
@@ -84,39 +84,82 @@ function pidAlive(pid: number): boolean {
  */
 export function withFileLock<T>(path: string, fn: () => T, opts: { timeoutMs?: number; staleMs?: number } = {}): T {
   const lockPath = `${path}.lock`;
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  const staleMs = opts.staleMs ?? 30_000;
-  const started = Date.now();
   ensureDir(dirname(path));
-  let delay = 2;
-  for (;;) {
+  acquireLock(lockPath, opts.timeoutMs ?? 10_000, opts.staleMs ?? 30_000);
+  try {
+    removeDeadTemps(path);
+    return fn();
+  } finally {
+    rmSync(lockPath, { force: true });
+  }
+}
+
+/** Create the lock file exclusively, only ever with its holder's pid in it. */
+function placeLock(lockPath: string): boolean {
+  // Born complete: the pid goes into a private file which is hard-linked into place, so a holder
+  // killed at any moment never leaves an empty, anonymous lock behind.
+  const mine = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(mine, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    linkSync(mine, lockPath);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+    // No hard links on this file system: exclusive create, then write.
     try {
       const fd = openSync(lockPath, 'wx', 0o600);
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let holder = 'unknown';
-      try {
-        holder = readFileSync(lockPath, 'utf8').trim();
-        const pid = Number(holder);
-        const age = Date.now() - statSync(lockPath).mtimeMs;
-        // An empty file is a holder caught between create and write: only stale by age.
-        if ((Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) || age > staleMs) {
-          // Re-read just before removing, so a lock a peer has just re-taken is left alone.
-          if (readFileSync(lockPath, 'utf8').trim() === holder) unlinkSync(lockPath);
-          continue;
-        }
-      } catch { continue; /* vanished between calls: retry at once */ }
-      if (Date.now() - started > timeoutMs) throw new LockTimeoutError(lockPath, `pid ${holder}`);
-      sleepSync(delay);
-      delay = Math.min(delay * 2, 50);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw e;
     }
-  }
-  try {
-    return fn();
   } finally {
-    rmSync(lockPath, { force: true });
+    rmSync(mine, { force: true });
+  }
+}
+
+function acquireLock(lockPath: string, timeoutMs: number, staleMs: number): void {
+  const started = Date.now();
+  let delay = 2;
+  for (;;) {
+    if (placeLock(lockPath)) return;
+    let holder = 'unknown';
+    try {
+      holder = readFileSync(lockPath, 'utf8').trim();
+      const pid = Number(holder);
+      const age = Date.now() - statSync(lockPath).mtimeMs;
+      // A dead holder's lock is taken over at once; an unreadable or empty one only by age.
+      if ((holder !== '' && Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) || age > (holder === '' ? 2000 : staleMs)) {
+        // Re-read just before removing, so a lock a peer has just re-taken is left alone.
+        if (readFileSync(lockPath, 'utf8').trim() === holder) unlinkSync(lockPath);
+        continue;
+      }
+    } catch {
+      continue; // vanished between calls: retry at once
+    }
+    if (Date.now() - started > timeoutMs) throw new LockTimeoutError(lockPath, `pid ${holder || 'unknown'}`);
+    sleepSync(delay);
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+/** Temp and lock-candidate files left beside `path` by writers that were killed. */
+function removeDeadTemps(path: string): void {
+  const dir = dirname(path);
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith(`.${base}.`) ? /^\.[^]*\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name) : name.startsWith(`${base}.lock.`) ? /\.lock\.(\d+)\.[0-9a-f]+$/.exec(name) : null;
+    const pid = m ? Number(m[1]) : NaN;
+    if (Number.isInteger(pid) && pid !== process.pid && !pidAlive(pid)) rmSync(join(dir, name), { force: true });
   }
 }

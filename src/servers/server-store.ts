@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
+import { ensureDir, withFileLock } from '../fs/atomic-file.js';
 import { DEMO_SERVER_NAME, demoEntry, type DiscoveredEra, type ServerEntry } from './server-entry.js';
 
 interface ServersFile {
@@ -41,6 +42,8 @@ function readFile(home: string): ServersFile {
 }
 
 async function openConf(home: string) {
+  // The home holds the vault too: it is the user's alone from its first file on.
+  ensureDir(home);
   const { default: Conf } = await import('conf');
   return new Conf<ServersFile>({
     projectName: 'mcp-tasks',
@@ -75,30 +78,41 @@ export class ServerStore {
     return entry;
   }
 
-  async put(entry: ServerEntry): Promise<void> {
+  /** Read-modify-write of servers.json under a cross-process lock (conf itself does not lock). */
+  private async change<T>(fn: (servers: Record<string, ServerEntry>) => { servers?: Record<string, ServerEntry>; out: T }): Promise<T> {
     const conf = await openConf(this.home);
-    const servers = { ...(conf.get('servers') ?? {}) };
-    servers[entry.name] = entry;
-    conf.set('servers', servers);
+    return withFileLock(serversPath(this.home), () => {
+      const servers = { ...((JSON.parse(JSON.stringify(readFile(this.home).servers ?? {})) as Record<string, ServerEntry>)) };
+      const { servers: next, out } = fn(servers);
+      if (next) conf.set('servers', next);
+      return out;
+    });
+  }
+
+  async put(entry: ServerEntry): Promise<void> {
+    await this.change((servers) => {
+      servers[entry.name] = entry;
+      return { servers, out: undefined };
+    });
   }
 
   async remove(name: string): Promise<boolean> {
-    const conf = await openConf(this.home);
-    const servers = { ...(conf.get('servers') ?? {}) };
-    if (!Object.prototype.hasOwnProperty.call(servers, name)) return false;
-    delete servers[name];
-    conf.set('servers', servers);
-    return true;
+    return this.change((servers) => {
+      if (!Object.prototype.hasOwnProperty.call(servers, name)) return { out: false };
+      delete servers[name];
+      return { servers, out: true };
+    });
   }
 
   /** Remember the era a server speaks; the built-in demo is never written (it is rebuilt each run). */
-  async rememberEra(name: string, era: DiscoveredEra): Promise<void> {
+  async rememberEra(name: string, era: DiscoveredEra, expected: ServerEntry): Promise<void> {
     if (name === DEMO_SERVER_NAME) return;
-    const conf = await openConf(this.home);
-    const servers = { ...(conf.get('servers') ?? {}) };
-    const entry = servers[name];
-    if (!entry) return;
-    servers[name] = { ...entry, discovered: era };
-    conf.set('servers', servers);
+    await this.change((servers) => {
+      const entry = servers[name];
+      // Only for the entry we connected with: a concurrent `server add --force` wins.
+      if (!entry || JSON.stringify({ ...entry, discovered: undefined }) !== JSON.stringify({ ...expected, discovered: undefined })) return { out: undefined };
+      servers[name] = { ...entry, discovered: era };
+      return { servers, out: undefined };
+    });
   }
 }

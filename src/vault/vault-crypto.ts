@@ -30,8 +30,12 @@ function keychainEntry(service: string, account: string): KeychainEntry {
  */
 function storeInKeychain(home: string, env: NodeJS.ProcessEnv): { source: KeySource; key: Buffer } | undefined {
   if (env.MCP_TASKS_NO_KEYCHAIN || env.CI) return undefined;
+  // Only keychains that outlive the process: on Linux the binding may fall back to the kernel
+  // session keyring, and a key that vanishes at logout would take every handle with it.
+  if (process.platform !== 'darwin' && process.platform !== 'win32') return undefined;
   try {
-    const account = `vault-${createHash('sha256').update(home).digest('hex').slice(0, 16)}`;
+    // A fresh account per vault: creating a new vault must never overwrite an older vault's key.
+    const account = `vault-${createHash('sha256').update(home).digest('hex').slice(0, 12)}-${randomBytes(6).toString('hex')}`;
     const entry = keychainEntry(KEYCHAIN_SERVICE, account);
     const key = randomBytes(32);
     entry.setPassword(key.toString('base64'));
@@ -73,7 +77,8 @@ export function decodeSealed(buf: Buffer): SealedVault | undefined {
   } catch {
     return undefined;
   }
-  if (typeof header.iv !== 'string' || typeof header.tag !== 'string' || !header.key || typeof header.key !== 'object') return undefined;
+  if (!header || typeof header !== 'object' || Array.isArray(header)) return undefined;
+  if (typeof header.iv !== 'string' || typeof header.tag !== 'string' || !validKeySource(header.key)) return undefined;
   return { format: 'mcp-tasks-vault', version: typeof header.version === 'number' ? header.version : NaN, key: header.key as KeySource, iv: header.iv, tag: header.tag, data: buf.subarray(end + 1) };
 }
 
@@ -88,6 +93,24 @@ export class VaultKeyError extends Error {
 }
 
 export const keyFilePath = (home: string) => join(home, 'vault.key');
+
+/** A key source read from a file is untrusted: bounded scrypt cost, well-formed fields. */
+export function validKeySource(k: unknown): k is KeySource {
+  if (!k || typeof k !== 'object') return false;
+  const src = k as Record<string, unknown>;
+  switch (src.kind) {
+    case 'keyfile':
+      return true;
+    case 'keychain':
+      return typeof src.service === 'string' && typeof src.account === 'string';
+    case 'passphrase': {
+      const N = src.N;
+      return typeof src.salt === 'string' && src.salt.length > 0 && typeof N === 'number' && Number.isInteger(N) && N >= 2 ** 10 && N <= 2 ** 20 && (N & (N - 1)) === 0;
+    }
+    default:
+      return false;
+  }
+}
 
 /** The key source a new vault is created with (a keychain key is created on the spot). */
 export function newKeySource(env: NodeJS.ProcessEnv, home: string): KeySource {

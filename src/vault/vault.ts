@@ -72,7 +72,8 @@ export class Vault {
       return doc;
     } catch (err) {
       if (err instanceof VaultKeyError) this.fail(`${err.message} (${this.path}); nothing was changed`, err.next);
-      throw err;
+      if (err instanceof CliError) throw err;
+      this.fail(`the vault ${this.path} cannot be opened (${(err as Error).message}); it was left untouched`, 'Restore it (and its key) from a backup.');
     }
   }
 

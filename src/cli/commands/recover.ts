@@ -50,7 +50,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
     if (opts.resubmit) throw new CliError('usage', '--resubmit needs the operation id of one in-doubt submission', 'Run `mcp-tasks recover` to list them.');
     if (ctx.json) {
       ctx.stdout.write(jsonLine(candidates.map((r) => ({ opId: r.opId, server: r.server.name, operation: { method: r.operation.method, name: r.operation.name, arguments: r.operation.arguments }, submittedAt: r.operation.submittedAt, reason: r.reason ?? 'the submitting process stopped before a handle came back', resubmit: resubmitVerdict(r), labels: r.labels }))));
-      return ExitCode.Ok;
+      return candidates.length ? ExitCode.InDoubt : ExitCode.Ok;
     }
     if (!candidates.length) {
       ctx.stdout.write('no submissions in doubt: every request sent either got a handle or was refused\n');
@@ -115,7 +115,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
       delete r.reason;
     })!;
     if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
-    return await submitOperation(ctx, conn, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}) });
+    return await submitOperation(ctx, conn, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}), resubmission: true });
   } finally {
     await conn.close();
   }
