@@ -112,54 +112,45 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       done(await runCall(server, tool, args, opts, ctxOf(cmd)));
     });
 
+  /** --server / --save / --rebind: shared by every command that acts on one task. */
+  const withTargetOptions = (cmd: Command) =>
+    cmd
+      .option('--server <name>', 'act on a taskId that is not in the vault, on this server')
+      .option('--save', 'with --server: add the task to the vault')
+      .option('--rebind', "send the handle even though the named server's URL or command changed");
+
   const refHelp = '\n<ref>: a taskId, a unique prefix (6+ characters) of a vaulted taskId, a label value, or - to read a taskId from stdin.';
-  program
-    .command('get <ref>')
+  withTargetOptions(program.command('get <ref>'))
     .description('one tasks/get: print the state, and the result or error when terminal')
     .addHelpText('after', refHelp)
-    .option('--server <name>', 'inspect a taskId that is not in the vault, on this server')
-    .option('--save', 'with --server: add the task to the vault')
-    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
     .action(async (ref: string, opts, cmd: Command) => {
       const { runGet } = await import('./commands/get.js');
       done(await runGet(ref, opts, ctxOf(cmd)));
     });
-  program
-    .command('watch <ref...>')
+  withTargetOptions(program.command('watch <ref...>'))
     .description("poll at the server's pollIntervalMs until terminal")
     .addHelpText('after', refHelp)
     .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
-    .option('--server <name>', 'watch taskIds that are not in the vault, on this server')
-    .option('--save', 'with --server: add the tasks to the vault')
-    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
     .action(async (refs: string[], opts, cmd: Command) => {
       const { runWatch } = await import('./commands/watch.js');
       done(await runWatch(refs, opts, ctxOf(cmd)));
     });
-  program
-    .command('answer <ref>')
+  withTargetOptions(program.command('answer <ref>'))
     .description('answer inputRequests with tasks/update; interactive forms in a terminal')
     .addHelpText('after', refHelp + '\n--answers F: a JSON object mapping each input request key to its response (an ElicitResult, a CreateMessageResult or a ListRootsResult).')
     .option('--answers <file>', 'responses by key (JSON; - for stdin)')
     .addOption(new Option('--decline <key>', 'decline this elicitation (repeatable)').argParser(collect))
     .addOption(new Option('--cancel <key>', 'cancel this elicitation (repeatable)').argParser(collect))
-    .option('--server <name>', 'answer a taskId that is not in the vault, on this server')
-    .option('--save', 'with --server: add the task to the vault')
-    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
     .action(async (ref: string, opts, cmd: Command) => {
       const { runAnswer } = await import('./commands/answer.js');
       done(await runAnswer(ref, opts, ctxOf(cmd)));
     });
-  program
-    .command('cancel <ref>')
+  withTargetOptions(program.command('cancel <ref>'))
     .description('request cancellation (tasks/cancel); --wait reports the state actually reached')
     .addHelpText('after', refHelp)
     .option('--wait', 'follow the task to its terminal state and exit with its code')
     .option('--timeout <duration>', 'with --wait: stop after this long (exit 124)')
-    .option('--server <name>', 'cancel a taskId that is not in the vault, on this server')
-    .option('--save', 'with --server: add the task to the vault')
-    .option('--rebind', 'send the handle even though the named server\'s URL or command changed')
     .action(async (ref: string, opts, cmd: Command) => {
       const { runCancel } = await import('./commands/cancel.js');
       done(await runCancel(ref, opts, ctxOf(cmd)));
