@@ -7,7 +7,7 @@ import { startProgress } from '../output/progress.js';
 import { jsonLine, taskJson } from '../output/render.js';
 import { pollUntil, type RetryPolicy } from '../tasks/poll.js';
 import type { WatchEnd } from '../tasks/outcome.js';
-import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
 import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
 import type { TaskTarget } from './task-target.js';
@@ -28,8 +28,11 @@ export interface FollowOptions {
 /** Record a snapshot in the vault (only for vaulted targets). */
 export function persistSnapshot(ctx: Context, vault: Vault, target: TaskTarget, s: TaskSnapshot): void {
   const at = new Date(ctx.now()).toISOString();
+  const prev = target.record.last;
+  const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
   applySnapshot(target.record, s, at);
-  if (target.persisted) vault.update(target.record.opId, (rec) => applySnapshot(rec, s, at));
+  // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
+  if (target.persisted && !unchanged) vault.update(target.record.opId, (rec) => applySnapshot(rec, s, at));
 }
 
 export function markLost(ctx: Context, vault: Vault, target: TaskTarget, reason: string): void {
