@@ -28,8 +28,10 @@ export interface Context {
   verbose: boolean;
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  /** Diagnostics on stderr with -v; callers must not pass secrets or task ids. */
+  /** Diagnostics on stderr with -v; every registered secret is replaced before printing. */
   debug(line: string): void;
+  /** Register a secret (a taskId, a token) that must never appear in diagnostics. */
+  redact(secret: string | undefined): void;
   /** Fires on Ctrl-C: long-running commands stop and keep their handles. */
   interrupt: AbortSignal;
   /** Questions for a person; only used when `interactive`. */
@@ -62,6 +64,12 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
   const color = opts.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && Boolean(io.stdout.isTTY) && !json;
   const interactive = opts.input !== false && io.stdinIsTTY && !env.CI;
   const verbose = Boolean(opts.verbose);
+  const secrets = new Set<string>();
+  const scrub = (line: string) => {
+    let out = line;
+    for (const secret of secrets) out = out.split(secret).join('[redacted]');
+    return out;
+  };
   return {
     stdout: { write: (t) => void io.stdout.write(t), isTTY: Boolean(io.stdout.isTTY) },
     stderr: { write: (t) => void io.stderr.write(t), isTTY: Boolean(io.stderr.isTTY) },
@@ -74,7 +82,11 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
     now: () => Date.now(),
     sleep: realSleep,
     debug: (line) => {
-      if (verbose) io.stderr.write(`mcp-tasks: ${line}\n`);
+      if (verbose) io.stderr.write(`mcp-tasks: ${scrub(line)}\n`);
+    },
+    redact: (secret) => {
+      // Short strings would blank out ordinary words; ids and tokens are long.
+      if (secret && secret.length >= 8) secrets.add(secret);
     },
     interrupt: io.interrupt,
     prompter: inquirerPrompter(),

@@ -27,6 +27,7 @@ export interface FollowOptions {
 
 /** Record a snapshot in the vault (only for vaulted targets). */
 export function persistSnapshot(ctx: Context, vault: Vault, target: TaskTarget, s: TaskSnapshot): void {
+  ctx.redact(s.taskId);
   const at = new Date(ctx.now()).toISOString();
   const prev = target.record.last;
   const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);

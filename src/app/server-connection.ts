@@ -20,12 +20,21 @@ export async function withServerName<T>(server: string, fn: () => Promise<T>): P
 
 export async function openConnection(ctx: Context, entry: ServerEntry, opts: { requireModern?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<Connection> {
   const { connect } = await import('../connection/connect.js');
+  // Credentials this connection will use never show up in -v output.
+  if (entry.transport === 'http') {
+    if (entry.bearerEnv) ctx.redact(ctx.env[entry.bearerEnv]);
+    for (const v of Object.values(entry.headers ?? {})) if (v.startsWith('env:')) ctx.redact(ctx.env[v.slice(4)]);
+  } else {
+    for (const [k, v] of Object.entries(entry.env ?? {})) ctx.redact(v === '' ? ctx.env[k] : v);
+  }
+  const started = ctx.now();
   const conn = await withServerName(entry.name, () => connect(entry, {
     env: ctx.env,
     ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
     debug: (l) => ctx.debug(l),
     onServerStderr: (line) => ctx.debug(`[${entry.name} stderr] ${sanitize(line, { singleLine: true, maxLength: 300 })}`),
   }));
+  ctx.debug(`connected to ${entry.name} over ${entry.transport} in ${ctx.now() - started} ms: ${conn.protocolVersion} (${conn.era}${entry.discovered?.era === 'modern' && conn.era === 'modern' ? ', cached discover result, no probe' : ''}), tasks extension ${conn.tasksAdvertised ? 'advertised' : 'not advertised'}`);
   if (conn.era !== 'modern' && opts.requireModern !== false) {
     await conn.close();
     throw new CliError(

@@ -55,6 +55,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   const vault = openVault(ctx);
   const servers = new ServerStore(ctx.home);
   const ref = readRef(rawRef);
+  ctx.redact(ref);
   const rec = vault.resolve(ref);
   if (rec) {
     if (opts.server && opts.server !== rec.server.name) {
@@ -84,6 +85,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
       });
       rec.server.identity = now;
     }
+    ctx.redact(rec.taskId);
     return { vault, target: { record: rec, persisted: true, entry, taskId: rec.taskId } };
   }
   if (!opts.server) {

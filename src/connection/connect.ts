@@ -239,6 +239,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         : {};
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: { ...envelope, ...((params._meta as object) ?? {}) } } };
     const requestTimeout = ro.timeoutMs ?? timeout;
+    const sentAt = Date.now();
+    opts.debug?.(`→ ${method}`);
     const ac = new AbortController();
     let response: Record<string, unknown>;
     try {
@@ -271,6 +273,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       throw normalizeError(err, method, sdk);
     }
     const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    opts.debug?.(`← ${method} ${error ? `error ${String(error.code)}` : 'ok'} in ${Date.now() - sentAt} ms`);
     if (error) {
       if (typeof error.code !== 'number') throw new ProtocolViolationError(`${method}: the server sent a malformed error`);
       throw new RpcResponseError(error.code, String(error.message ?? ''), error.data, method);
