@@ -8,9 +8,9 @@ import { reportEnd } from '../../app/report.js';
 import { toCliError } from '../../app/remote-error.js';
 import { combineExitCodes } from '../../tasks/outcome.js';
 import type { Connection } from '../../connection/connect.js';
-import type { ExitCodeValue } from '../../errors.js';
+import { usageError, type ExitCodeValue } from '../../errors.js';
+import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
 import { parseDuration } from '../duration.js';
-import { usageError } from '../../errors.js';
 
 export interface WatchOptions extends TargetOptions {
   timeout?: string;
@@ -44,7 +44,7 @@ export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context)
         try {
           const conn = await connFor(target);
           const initial = target.record.last;
-          const streamed: { last?: import('../../tasks/task-snapshot.js').TaskSnapshot } = {};
+          const streamed: { last?: TaskSnapshot } = {};
           const end = await followTask(ctx, conn, vault, target, {
             multi,
             streamJson: true,
