@@ -11,12 +11,15 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const controller = new AbortController();
 let interrupted = false;
-process.on('SIGINT', () => {
-  // First Ctrl-C asks the running command to stop cleanly (handles kept); a second one forces.
-  if (interrupted) process.exit(130);
-  interrupted = true;
-  controller.abort();
-});
+// First Ctrl-C (or a SIGTERM from a CI runner) asks the running command to stop cleanly, with
+// its handles kept; a second one forces the exit.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    controller.abort();
+  });
+}
 
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,

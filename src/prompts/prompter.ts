@@ -25,6 +25,8 @@ export class PromptAbortedError extends Error {
 
 export function inquirerPrompter(): Prompter {
   const load = () => import('@inquirer/prompts');
+  // Prompts belong to the person, on stderr: stdout stays clean for `--json | jq` even in a terminal.
+  const context = { output: process.stderr };
   const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -34,15 +36,17 @@ export function inquirerPrompter(): Prompter {
     }
   };
   return {
-    confirm: (message, opts) => wrap(async () => (await load()).confirm({ message, default: opts?.default ?? false })),
+    confirm: (message, opts) => wrap(async () => (await load()).confirm({ message, default: opts?.default ?? false }, context)),
     input: (message, opts) =>
       wrap(async () =>
-        (await load()).input({ message, ...(opts?.default !== undefined ? { default: opts.default } : {}), ...(opts?.validate ? { validate: opts.validate } : {}) }),
+        (await load()).input({ message, ...(opts?.default !== undefined ? { default: opts.default } : {}), ...(opts?.validate ? { validate: opts.validate } : {}) }, context),
       ),
-    password: (message) => wrap(async () => (await load()).password({ message, mask: '*' })),
-    select: (message, choices, opts) => wrap(async () => (await load()).select({ message, choices, ...(opts?.default !== undefined ? { default: opts.default } : {}) })),
+    password: (message) => wrap(async () => (await load()).password({ message, mask: '*' }, context)),
+    select: (message, choices, opts) => wrap(async () => (await load()).select({ message, choices, ...(opts?.default !== undefined ? { default: opts.default } : {}) }, context)),
     checkbox: (message, choices, opts) =>
-      wrap(async () => (await load()).checkbox({ message, choices, ...(opts?.validate ? { validate: (items: readonly { value: unknown }[]) => opts.validate!(items.map((i) => i.value) as never) } : {}) })),
-    editor: (message, opts) => wrap(async () => (await load()).editor({ message, ...(opts?.default !== undefined ? { default: opts.default } : {}) })),
+      wrap(async () =>
+        (await load()).checkbox({ message, choices, ...(opts?.validate ? { validate: (items: readonly { value: unknown }[]) => opts.validate!(items.map((i) => i.value) as never) } : {}) }, context),
+      ),
+    editor: (message, opts) => wrap(async () => (await load()).editor({ message, ...(opts?.default !== undefined ? { default: opts.default } : {}) }, context)),
   };
 }
