@@ -204,6 +204,7 @@ export async function runServerImport(file: string, opts: { only?: string; force
     if (only && !only.has(name)) continue;
     try {
       if (store.find(name) && !opts.force) throw new CliError('invalid-input', 'already exists (use --force to replace)', '');
+      if (def.type === 'sse') throw new CliError('invalid-input', 'uses the old HTTP+SSE transport, which the 2026-07-28 tasks extension does not run over', '');
       // Secret header values and env values are not copied in clear: env values become pass-through.
       const headers = Object.entries(def.headers ?? {}).map(([k, v]) => (SECRET_HEADER.test(k) && !String(v).startsWith('env:') ? `${k}: env:${envNameFor(name, k)}` : `${k}: ${v}`));
       const entry = buildEntry(
