@@ -108,6 +108,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
       ctx.stdout.write(`${st.c.bold(tool)} on ${st.c.bold(server)}: task started (${task.status})\n`);
       ctx.stdout.write(`  task ${task.taskId}\n`);
       ctx.stdout.write(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
+      if (task.status === 'input_required') ctx.stdout.write(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
     }
     return ExitCode.Ok;
   }
