@@ -23,6 +23,9 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
   if (err instanceof RpcResponseError) {
     const msg = sanitize(err.message, { singleLine: true, maxLength: 400 });
     if (err.isMissingCapability) return new CliError('protocol', `the server requires a client capability${on}: ${msg}`, 'This tool needs a capability mcp-tasks did not declare; see `mcp-tasks server check`.', ExitCode.Unreachable);
+    if (err.code === ErrorCode.UnsupportedProtocolVersion) {
+      return new CliError('protocol', `the server no longer accepts the protocol version mcp-tasks used${on}: ${msg}`, `It changed since it was last checked: \`mcp-tasks server check ${server ?? '<name>'}\` refreshes what is known about it.`, ExitCode.Unreachable);
+    }
     if (err.code === ErrorCode.InvalidParams) return new CliError('invalid-input', `the server rejected the request${on}: ${msg}`, 'Check the arguments against `mcp-tasks tools <server>`.');
     if (err.code === ErrorCode.MethodNotFound) return new CliError('protocol', `the server does not support ${err.method ?? 'this method'}${on}: ${msg}`, 'Check `mcp-tasks server check` for what it supports.');
     return new CliError('protocol', `the server answered with error ${err.code}${on}: ${msg}`, 'Retry later, or contact the server operator.', ExitCode.TaskFailed);

@@ -18,7 +18,7 @@ export async function withServerName<T>(server: string, fn: () => Promise<T>): P
   }
 }
 
-export async function openConnection(ctx: Context, entry: ServerEntry, opts: { requireModern?: boolean; capabilities?: Record<string, unknown> } = {}): Promise<Connection> {
+export async function openConnection(ctx: Context, entry: ServerEntry, opts: { requireModern?: boolean; capabilities?: Record<string, unknown>; fresh?: boolean } = {}): Promise<Connection> {
   const { connect } = await import('../connection/connect.js');
   // Credentials this connection will use never show up in -v output.
   if (entry.transport === 'http') {
@@ -31,6 +31,7 @@ export async function openConnection(ctx: Context, entry: ServerEntry, opts: { r
   const conn = await withServerName(entry.name, () => connect(entry, {
     env: ctx.env,
     ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
+    ...(opts.fresh ? { fresh: true } : {}),
     debug: (l) => ctx.debug(l),
     onServerStderr: (line) => ctx.debug(`[${entry.name} stderr] ${sanitize(line, { singleLine: true, maxLength: 300 })}`),
   }));
@@ -44,7 +45,7 @@ export async function openConnection(ctx: Context, entry: ServerEntry, opts: { r
     );
   }
   // Cache what we found, so later calls adopt it without a server/discover probe.
-  if (!('builtin' in entry && entry.builtin) && (!entry.discovered || entry.discovered.protocolVersion !== conn.protocolVersion)) {
+  if (!('builtin' in entry && entry.builtin) && (opts.fresh || !entry.discovered || entry.discovered.protocolVersion !== conn.protocolVersion)) {
     try {
       await new ServerStore(ctx.home).rememberEra(entry.name, conn.discovered(), entry);
     } catch (err) {

@@ -46,6 +46,8 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** Extra capabilities declared besides the tasks extension (elicitation, sampling, roots). */
   capabilities?: Record<string, unknown>;
+  /** Ignore the cached discover result and probe the server afresh (`server check`). */
+  fresh?: boolean;
   /** stdio child's stderr lines (diagnostics; may contain anything the server prints). */
   onServerStderr?: (line: string) => void;
   debug?: (line: string) => void;
@@ -175,7 +177,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   }
 
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const cached = entry.discovered;
+  const cached = opts.fresh ? undefined : entry.discovered;
   try {
     if (cached?.era === 'modern' && cached.discover) {
       await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });

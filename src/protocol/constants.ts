@@ -30,6 +30,8 @@ export const ErrorCode = {
   MissingCapability: -32021,
   /** Missing required client capability (older drafts); accepted, never sent. */
   MissingCapabilityLegacy: -32003,
+  /** The server does not accept the protocol version in the envelope. */
+  UnsupportedProtocolVersion: -32022,
   /** Demo server only: a poll came faster than the advertised pollIntervalMs. */
   RateLimited: -32029,
 } as const;

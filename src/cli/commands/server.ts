@@ -236,7 +236,7 @@ const envNameFor = (server: string, header: string) => `${server}_${header}`.toU
 
 export async function runServerCheck(name: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(name);
-  const conn = await openConnection(ctx, entry, { requireModern: false });
+  const conn = await openConnection(ctx, entry, { requireModern: false, fresh: true });
   try {
     const tools = await conn.listTools();
     const report = {
