@@ -8,6 +8,8 @@ import { ServerStore } from '../servers/server-store.js';
 import type { Connection } from '../connection/connect.js';
 import { sanitize } from '../output/sanitize.js';
 import { toCliError } from './remote-error.js';
+import { reconnectEnv } from './task-target.js';
+import type { VaultRecord } from '../vault/vault-record.js';
 
 /** Run `fn`; a remote failure is reported naming the server it came from. */
 export async function withServerName<T>(server: string, fn: () => Promise<T>): Promise<T> {
@@ -18,18 +20,27 @@ export async function withServerName<T>(server: string, fn: () => Promise<T>): P
   }
 }
 
-export async function openConnection(ctx: Context, entry: ServerEntry, opts: { requireModern?: boolean; capabilities?: Record<string, unknown>; fresh?: boolean } = {}): Promise<Connection> {
+export interface OpenOptions {
+  requireModern?: boolean;
+  capabilities?: Record<string, unknown>;
+  fresh?: boolean;
+  /** A vaulted task being reconnected to: its stored credentials fill in what the shell lacks. */
+  record?: VaultRecord;
+}
+
+export async function openConnection(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<Connection> {
   const { connect } = await import('../connection/connect.js');
+  const env = opts.record ? reconnectEnv(opts.record, ctx.env) : ctx.env;
   // Credentials this connection will use never show up in -v output.
   if (entry.transport === 'http') {
-    if (entry.bearerEnv) ctx.redact(ctx.env[entry.bearerEnv]);
-    for (const v of Object.values(entry.headers ?? {})) if (v.startsWith('env:')) ctx.redact(ctx.env[v.slice(4)]);
+    if (entry.bearerEnv) ctx.redact(env[entry.bearerEnv]);
+    for (const v of Object.values(entry.headers ?? {})) if (v.startsWith('env:')) ctx.redact(env[v.slice(4)]);
   } else {
     for (const [k, v] of Object.entries(entry.env ?? {})) ctx.redact(v === '' ? ctx.env[k] : v);
   }
   const started = ctx.now();
   const conn = await withServerName(entry.name, () => connect(entry, {
-    env: ctx.env,
+    env,
     ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
     ...(opts.fresh ? { fresh: true } : {}),
     debug: (l) => ctx.debug(l),

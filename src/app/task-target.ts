@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
-import { describeIdentity, identityOf, sameIdentity, authKind, type ServerEntry } from '../servers/server-entry.js';
+import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
 import { Vault } from '../vault/vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
@@ -27,11 +27,32 @@ export function openVault(ctx: Context): Vault {
   return new Vault(ctx.home, ctx.env, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
 }
 
-export function newRecord(entry: ServerEntry, home: string, operation: VaultRecord['operation'], labels: Record<string, string>, opId: string, now: string): VaultRecord {
+/** The auth context a record keeps: the kind, and the credential values in use right now. */
+export function authContext(entry: ServerEntry, env: NodeJS.ProcessEnv): VaultRecord['auth'] {
+  const kind = authKind(entry);
+  if (kind === 'none') return { kind };
+  const secrets: Record<string, string> = {};
+  for (const name of secretVariables(entry)) if (env[name]) secrets[name] = env[name]!;
+  return { kind, ...(entry.transport === 'http' && entry.bearerEnv ? { bearerEnv: entry.bearerEnv } : {}), ...(Object.keys(secrets).length ? { secrets } : {}) };
+}
+
+/**
+ * The environment to reconnect a vaulted task with: the current environment, completed by the
+ * credentials stored when the task was created (for a shell that lacks them, e.g. on-call).
+ */
+export function reconnectEnv(rec: VaultRecord, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const stored = rec.auth.secrets;
+  if (!stored) return env;
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const [k, v] of Object.entries(stored)) if (!out[k]) out[k] = v;
+  return out;
+}
+
+export function newRecord(entry: ServerEntry, home: string, operation: VaultRecord['operation'], labels: Record<string, string>, opId: string, now: string, env: NodeJS.ProcessEnv): VaultRecord {
   return {
     opId,
     server: { name: entry.name, identity: identityOf(entry, home), ...(entry.discovered?.protocolVersion ? { protocolVersion: entry.discovered.protocolVersion } : {}) },
-    auth: entry.transport === 'http' && entry.bearerEnv ? { kind: authKind(entry), bearerEnv: entry.bearerEnv } : { kind: 'none' },
+    auth: authContext(entry, env),
     operation,
     phase: 'submitting',
     history: [],
@@ -93,7 +114,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   }
   const entry = servers.get(opts.server);
   const now = new Date(ctx.now()).toISOString();
-  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: '(unknown operation)', arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${Date.now().toString(36)}`, now);
+  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: '(unknown operation)', arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${Date.now().toString(36)}`, now, ctx.env);
   record.taskId = ref;
   record.phase = 'active';
   if (opts.save) vault.put(record);

@@ -102,6 +102,16 @@ export const isLoopbackUrl = (url: URL) => LOOPBACK.has(url.hostname) || url.hos
 /** Header names whose values are credentials: never stored in clear, never printed. */
 export const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-auth-token)$/i;
 
-export function authKind(entry: ServerEntry): 'none' | 'bearer-env' {
-  return entry.transport === 'http' && entry.bearerEnv ? 'bearer-env' : 'none';
+export function authKind(entry: ServerEntry): 'none' | 'bearer-env' | 'env-headers' {
+  if (entry.transport !== 'http') return 'none';
+  if (entry.bearerEnv) return 'bearer-env';
+  return Object.values(entry.headers ?? {}).some((v) => v.startsWith('env:')) ? 'env-headers' : 'none';
+}
+
+/** Names of the environment variables a server entry reads credentials from at connect time. */
+export function secretVariables(entry: ServerEntry): string[] {
+  if (entry.transport !== 'http') return [];
+  const names = Object.values(entry.headers ?? {}).filter((v) => v.startsWith('env:')).map((v) => v.slice(4));
+  if (entry.bearerEnv) names.unshift(entry.bearerEnv);
+  return [...new Set(names)];
 }

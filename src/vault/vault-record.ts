@@ -29,8 +29,13 @@ export interface VaultRecord {
     protocolVersion?: string;
     serverInfo?: { name: string; version: string };
   };
-  /** How the server was authenticated; bearer tokens are referenced, never copied. */
-  auth: { kind: 'none' | 'bearer-env'; bearerEnv?: string };
+  /**
+   * How the server was authenticated. `secrets` holds the values of the variables the server entry
+   * reads (bearer token, env: headers) at submission time, encrypted with the rest of the vault, so
+   * an on-call shell without them can still reconnect. A variable set in the environment wins over
+   * the stored value (tokens rotate); `export` never includes them.
+   */
+  auth: { kind: 'none' | 'bearer-env' | 'env-headers'; bearerEnv?: string; secrets?: Record<string, string> };
   operation: {
     method: 'tools/call';
     name: string;

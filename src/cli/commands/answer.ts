@@ -22,7 +22,7 @@ export interface AnswerOptions extends TargetOptions {
 export async function runAnswer(ref: string, opts: AnswerOptions, ctx: Context): Promise<number> {
   if (opts.answers === '-' && ref === '-') throw new CliError('usage', 'stdin cannot carry both the taskId and the answers', 'Give the task by prefix or label, or the answers as a file.');
   const { vault, target } = await resolveTarget(ctx, ref, opts);
-  const conn = await openConnection(ctx, target.entry);
+  const conn = await openConnection(ctx, target.entry, { record: target.record });
   try {
     return await withServerName(target.entry.name, async () => {
       const lost = (reason: string) => {

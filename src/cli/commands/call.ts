@@ -65,6 +65,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
         labels,
         opId,
         now(),
+        ctx.env,
       );
       if (conn.protocolVersion) record.server.protocolVersion = conn.protocolVersion;
       if (conn.serverInfo) record.server.serverInfo = conn.serverInfo;

@@ -19,7 +19,7 @@ export interface CancelOptions extends TargetOptions {
 export async function runCancel(ref: string, opts: CancelOptions, ctx: Context): Promise<number> {
   const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
   const { vault, target } = await resolveTarget(ctx, ref, opts);
-  const conn = await openConnection(ctx, target.entry);
+  const conn = await openConnection(ctx, target.entry, { record: target.record });
   try {
     return await withServerName(target.entry.name, async () => {
       try {

@@ -13,7 +13,7 @@ import { isTerminalStatus } from '../../protocol/constants.js';
 
 export async function runGet(ref: string, opts: TargetOptions, ctx: Context): Promise<number> {
   const { vault, target } = await resolveTarget(ctx, ref, opts);
-  const conn = await openConnection(ctx, target.entry);
+  const conn = await openConnection(ctx, target.entry, { record: target.record });
   try {
     return await withServerName(target.entry.name, async () => {
       let snapshot;

@@ -106,7 +106,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
   if (!sameIdentity(identityOf(entry, ctx.home), rec.server.identity)) {
     throw new CliError('invalid-input', `server "${rec.server.name}" now points at ${describeIdentity(identityOf(entry, ctx.home))}, not ${describeIdentity(rec.server.identity)} where this operation was sent`, 'Restore the server entry before resubmitting.');
   }
-  const conn = await openConnection(ctx, entry);
+  const conn = await openConnection(ctx, entry, { record: rec });
   try {
     const at = new Date(ctx.now()).toISOString();
     const updated = vault.update(rec.opId, (r) => {

@@ -50,12 +50,14 @@ export async function runExport(refs: string[], opts: { out?: string }, ctx: Con
     if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
     if (!records.includes(r)) records.push(r);
   }
-  const sealed = sealWithPassphrase(Buffer.from(JSON.stringify({ format: 'mcp-tasks-export', records }), 'utf8'), passphrase);
+  // Handles travel, credentials do not: the receiving person reconnects with their own.
+  const shareable = records.map((r) => ({ ...r, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { bearerEnv: r.auth.bearerEnv } : {}) } }));
+  const sealed = sealWithPassphrase(Buffer.from(JSON.stringify({ format: 'mcp-tasks-export', records: shareable }), 'utf8'), passphrase);
   const text = BUNDLE_MAGIC + encodeSealed(sealed).toString('base64').replace(/(.{76})/g, '$1\n') + '\n';
   if (opts.out) {
     writeFileAtomic(opts.out, text, 0o600);
     if (ctx.json) ctx.stdout.write(jsonLine({ exported: records.length, out: opts.out }));
-    else ctx.stderr.write(`exported ${records.length} task(s) to ${opts.out} (encrypted with MCP_TASKS_EXPORT_KEY)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… mcp-tasks import ${opts.out}\n`);
+    else ctx.stderr.write(`exported ${records.length} task(s) to ${opts.out} (encrypted with MCP_TASKS_EXPORT_KEY; stored credentials are not included)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… mcp-tasks import ${opts.out}\n`);
   } else {
     ctx.stdout.write(text);
   }

@@ -60,7 +60,7 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   const r = vault.resolve(ref);
   if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
   if (ctx.json) {
-    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}) }, submittedAt: r.operation.submittedAt, history: r.history, inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}) }));
+    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, submittedAt: r.operation.submittedAt, history: r.history, inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}) }));
     return ExitCode.Ok;
   }
   const st = makeStyle(ctx.color);
@@ -70,7 +70,8 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   line('op id', r.opId);
   line('server', `${r.server.name} · ${describeIdentity(r.server.identity)}${r.server.protocolVersion ? ` · ${r.server.protocolVersion}` : ''}`);
   if (r.server.serverInfo) line('server info', sanitize(`${r.server.serverInfo.name} ${r.server.serverInfo.version}`, { singleLine: true, maxLength: 120 }));
-  line('auth', r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : 'none');
+  const stored = Object.keys(r.auth.secrets ?? {});
+  line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);
   line('phase', r.phase + (r.reason ? ` (${r.reason})` : ''));
   line('submitted', r.operation.submittedAt);
   if (Object.keys(r.labels).length) line('labels', Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '));

@@ -34,7 +34,7 @@ export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context)
   const connections = new Map<string, Promise<Connection>>();
   const connFor = (t: TaskTarget) => {
     let c = connections.get(t.entry.name);
-    if (!c) connections.set(t.entry.name, (c = openConnection(ctx, t.entry)));
+    if (!c) connections.set(t.entry.name, (c = openConnection(ctx, t.entry, { record: t.record })));
     return c;
   };
   const multi = resolved.length > 1;
