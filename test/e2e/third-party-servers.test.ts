@@ -1,0 +1,39 @@
+// Our client against servers we did not write: the reference @modelcontextprotocol/server-everything
+// from npm (it speaks the 2025-11-25 generation with its experimental tasks capability), over stdio.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { newHome, parseJsonDoc } from '../helpers/cli.js';
+
+const require = createRequire(import.meta.url);
+const pkgDir = dirname(require.resolve('@modelcontextprotocol/server-everything/package.json'));
+const pkg = require('@modelcontextprotocol/server-everything/package.json') as { bin?: string | Record<string, string> };
+const binRel = typeof pkg.bin === 'string' ? pkg.bin : Object.values(pkg.bin ?? {})[0]!;
+const everything = [process.execPath, join(pkgDir, binRel)];
+
+test('server-everything (2025-11-25): check names its era; tools are listed; task commands refuse it clearly', async () => {
+  const h = newHome();
+  await h.ok(['server', 'add', 'everything', '--', ...everything]);
+
+  const check = await h.run(['--json', 'server', 'check', 'everything'], { timeoutMs: 60_000 });
+  assert.equal(check.code, 0, check.stderr);
+  const report = parseJsonDoc(check.stdout);
+  assert.equal(report.era, 'legacy');
+  assert.equal(report.protocolVersion, '2025-11-25');
+  assert.equal(report.tasksExtension, false);
+  assert.equal(report.legacyTasks, true, 'it advertises the 2025-11-25 tasks capability instead');
+  assert.ok(report.tools.some((t: { name: string }) => t.name === 'echo'), 'its tools are listed');
+
+  const human = await h.run(['server', 'check', 'everything'], { timeoutMs: 60_000 });
+  assert.match(human.stdout, /speaks only 2025-11-25/);
+
+  const call = await h.run(['call', 'everything', 'echo', 'message=hi'], { timeoutMs: 60_000 });
+  assert.equal(call.code, 7, call.stderr);
+  assert.match(call.stderr, /speaks only 2025-11-25/);
+  assert.match(call.stderr, /next: /);
+  assert.doesNotMatch(call.stderr, /\n\s+at /, 'no stack trace');
+  // Nothing was submitted: the vault holds no record of it.
+  const list = await h.run(['--json', 'list', '--all']);
+  assert.deepEqual(parseJsonDoc(list.stdout), []);
+});
