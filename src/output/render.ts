@@ -161,3 +161,17 @@ export function renderInputRequests(requests: Record<string, { method: string; p
   }
   return lines.join('\n') + '\n';
 }
+
+/** Tools with their hints, one line each (tools, server check). */
+export function renderToolLines(tools: Array<{ name: string; description?: string; annotations?: Record<string, unknown> }>, st: Style): string {
+  const width = Math.max(4, ...tools.map((t) => Math.min(t.name.length, 40)));
+  return tools
+    .map((t) => {
+      const a = t.annotations ?? {};
+      const hints = [a.readOnlyHint ? st.c.green('read-only') : '', a.destructiveHint ? st.c.red('destructive') : '', a.idempotentHint ? st.c.cyan('idempotent') : ''].filter(Boolean).join(' ');
+      const full = t.description ? sanitize(t.description, { singleLine: true, maxLength: 2000 }) : '';
+      const desc = full.length > 90 ? `${full.slice(0, 89)}…` : full;
+      return `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(width)}  ${hints ? `[${hints}] ` : ''}${st.c.gray(desc)}\n`;
+    })
+    .join('');
+}

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
-import { jsonLine, makeStyle } from '../../output/render.js';
+import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
 import { sanitize } from '../../output/sanitize.js';
 import { SECRET_HEADER, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
 import { ServerStore, validateServerName } from '../../servers/server-store.js';
@@ -265,17 +265,4 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
   } finally {
     await conn.close();
   }
-}
-
-export function renderToolLines(tools: Array<{ name: string; description?: string; annotations?: Record<string, unknown> }>, st: ReturnType<typeof makeStyle>): string {
-  const width = Math.max(4, ...tools.map((t) => Math.min(t.name.length, 40)));
-  return tools
-    .map((t) => {
-      const a = t.annotations ?? {};
-      const hints = [a.readOnlyHint ? st.c.green('read-only') : '', a.destructiveHint ? st.c.red('destructive') : '', a.idempotentHint ? st.c.cyan('idempotent') : ''].filter(Boolean).join(' ');
-      const full = t.description ? sanitize(t.description, { singleLine: true, maxLength: 2000 }) : '';
-      const desc = full.length > 90 ? `${full.slice(0, 89)}…` : full;
-      return `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(width)}  ${hints ? `[${hints}] ` : ''}${st.c.gray(desc)}\n`;
-    })
-    .join('');
 }

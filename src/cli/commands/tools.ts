@@ -1,10 +1,9 @@
 // `tools <server>`: the server's tools with their readOnly / destructive / idempotent hints.
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
-import { jsonLine, makeStyle } from '../../output/render.js';
+import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { openConnection, withServerName } from '../../app/server-connection.js';
-import { renderToolLines } from './server.js';
 
 export async function runTools(server: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(server);
