@@ -91,6 +91,8 @@ if (!body.result) { console.error(JSON.stringify(body)); process.exit(1); }
   console.log(`  bare fetch of tasks/get (floor)   ${fmt(m.fetchFloor)}`);
   console.log(`  mcp-tasks get <ref> (HTTP)        ${fmt(m.get)}   ${getRatio.toFixed(2)}× fetch floor   ${verdict(getRatio, 2.5)}`);
   console.log(`  mcp-tasks --help                  ${fmt(m.help)}   ${helpRatio.toFixed(2)}× node -e 0    ${verdict(helpRatio, 3)}`);
+  const rss = (args, extra = {}) => Number((/max-rss-kb=(\d+)/.exec(timeOnce(args, { MCP_TASKS_TIMING: '1', ...extra }).stderr) ?? [])[1] ?? NaN) / 1024;
+  console.log(`  memory: get ${rss([bin, 'get', 'get']).toFixed(0)} MB max RSS, --help ${rss([bin, '--help']).toFixed(0)} MB`);
 
   // Vault: list --json on 10 vs 10,000 records (records written directly through the vault module).
   const { Vault } = await import(join(root, 'build/src/vault/vault.js'));
@@ -127,6 +129,8 @@ if (!body.result) { console.error(JSON.stringify(body)); process.exit(1); }
   console.log('\nvault');
   console.log(`  list --json, 10 records           ${fmt(lv.list10)}`);
   console.log(`  list --json, 10,000 records       ${fmt(lv.list10k)}   ${listRatio.toFixed(2)}× 10 records     ${verdict(listRatio, 3)}`);
+  const listRss = Number((/max-rss-kb=(\d+)/.exec(timeOnce([bin, '--json', 'list', '--all'], { MCP_TASKS_HOME: large, MCP_TASKS_TIMING: '1' }).stderr) ?? [])[1] ?? NaN) / 1024;
+  console.log(`  memory: list --json on 10,000 records ${listRss.toFixed(0)} MB max RSS`);
 
   // The vault's share of call --detach: the CLI reports its own vault time with MCP_TASKS_TIMING=1.
   const shares = [];

@@ -17,10 +17,6 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
-    if (io.env.MCP_TASKS_TIMING === '1') {
-      const { vaultTiming } = await import('./vault/vault.js');
-      io.stderr.write(`mcp-tasks timing: vault-ms=${vaultTiming.ms.toFixed(1)}\n`);
-    }
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -32,6 +28,12 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
       return ExitCode.Usage;
     }
     return reportError(err, ctx ?? buildContext({}, io), io);
+  } finally {
+    if (io.env.MCP_TASKS_TIMING === '1') {
+      // Only after the command: loading the vault module here must not count in --help's start-up.
+      const vaultMs = ctx ? (await import('./vault/vault.js')).vaultTiming.ms : 0;
+      io.stderr.write(`mcp-tasks timing: vault-ms=${vaultMs.toFixed(1)} max-rss-kb=${process.resourceUsage().maxRSS}\n`);
+    }
   }
 }
 
