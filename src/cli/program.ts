@@ -127,9 +127,10 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       const { runGet } = await import('./commands/get.js');
       done(await runGet(ref, opts, ctxOf(cmd)));
     });
-  withTargetOptions(program.command('watch <ref...>'))
+  withTargetOptions(program.command('watch [ref...]'))
     .description("poll at the server's pollIntervalMs until terminal")
     .addHelpText('after', refHelp)
+    .option('--active', 'watch every active task in the vault (no refs needed)')
     .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
     .action(async (refs: string[], opts, cmd: Command) => {

@@ -1,7 +1,7 @@
 // `watch <ref>...`: poll at each server's pollIntervalMs until every task is terminal.
 import type { Context } from '../../context.js';
 import { openConnection } from '../../app/server-connection.js';
-import { resolveTarget, type TargetOptions, type TaskTarget } from '../../app/task-target.js';
+import { openVault, resolveTarget, type TargetOptions, type TaskTarget } from '../../app/task-target.js';
 import { followTask } from '../../app/follow.js';
 import { inputHandler, readAnswers } from '../../app/answering.js';
 import { reportEnd } from '../../app/report.js';
@@ -15,10 +15,26 @@ import { parseDuration } from '../duration.js';
 export interface WatchOptions extends TargetOptions {
   timeout?: string;
   answers?: string;
+  active?: boolean;
 }
 
-export async function runWatch(refs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
+export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
   const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
+  let refs = givenRefs;
+  if (opts.active) {
+    if (refs.length || opts.server) throw usageError('--active watches the vault\'s active tasks: give no refs and no --server');
+    // Full ids from the vault, never typed by anyone: nothing to resolve ambiguously.
+    refs = openVault(ctx)
+      .list()
+      .filter((r) => r.phase === 'active' && r.taskId)
+      .map((r) => r.taskId!);
+    if (!refs.length) {
+      ctx.stderr.write('no active tasks in the vault\n');
+      return 0;
+    }
+  } else if (!refs.length) {
+    throw usageError('watch needs at least one <ref> (or --active for every active task in the vault)');
+  }
   if (refs.filter((r) => r === '-').length > 1) throw usageError('only one ref can be read from stdin (-)');
   if (opts.answers === '-' && refs.includes('-')) throw usageError('stdin cannot carry both a taskId and the answers');
   readAnswers(opts.answers);
