@@ -1,5 +1,6 @@
 // Builds the program, runs it, and maps typed errors to the contract's exit codes.
 // The only place that decides an exit code for a failure.
+import { safeJson } from './output/sanitize.js';
 import { CommanderError } from 'commander';
 import { buildContext, type Context, type GlobalOptions, type ProcessIO } from './context.js';
 import { CliError, ExitCode } from './errors.js';
@@ -23,7 +24,7 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
       // --help and --version exit 0; parse errors were already printed by commander on stderr.
       if (err.exitCode === 0) return ExitCode.Ok;
       if (argv.includes('--json')) {
-        io.stdout.write(JSON.stringify({ error: { kind: 'usage', message: err.message.replace(/^error: /, ''), next: 'Run `mcp-tasks --help` for usage.' } }) + '\n');
+        io.stdout.write(safeJson({ error: { kind: 'usage', message: err.message.replace(/^error: /, ''), next: 'Run `mcp-tasks --help` for usage.' } }) + '\n');
       }
       return ExitCode.Usage;
     }
@@ -40,13 +41,13 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
 export function reportError(thrown: unknown, ctx: Context, io: ProcessIO): number {
   const err = toCliError(thrown) ?? thrown;
   if (err instanceof CliError) {
-    if (ctx.json) io.stdout.write(JSON.stringify({ error: { kind: err.kind, message: err.message, next: err.next } }) + '\n');
+    if (ctx.json) io.stdout.write(safeJson({ error: { kind: err.kind, message: err.message, next: err.next } }) + '\n');
     else io.stderr.write(`mcp-tasks: ${err.message}\n  next: ${err.next}\n`);
     return err.exitCode;
   }
   // Unexpected: still one line by default; the stack only with --verbose.
   const e = err as Error;
-  if (ctx.json) io.stdout.write(JSON.stringify({ error: { kind: 'internal', message: e?.message ?? String(err), next: 'Re-run with --verbose and report the output.' } }) + '\n');
+  if (ctx.json) io.stdout.write(safeJson({ error: { kind: 'internal', message: e?.message ?? String(err), next: 'Re-run with --verbose and report the output.' } }) + '\n');
   else io.stderr.write(`mcp-tasks: unexpected error: ${e?.message ?? String(err)}\n  next: re-run with --verbose and report the output\n`);
   if (ctx.verbose && e?.stack) io.stderr.write(e.stack + '\n');
   return ExitCode.Usage;

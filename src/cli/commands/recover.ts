@@ -2,6 +2,7 @@
 // no handle came back) and the safe next step. A resubmission happens only when it cannot
 // duplicate an effect: a read-only or idempotent tool, or a server that deduplicates on the
 // operation id we sent; otherwise only with --force (and a confirmation in a terminal).
+import { safeJson } from '../../output/sanitize.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
@@ -58,7 +59,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
     }
     for (const r of candidates) {
       const v = resubmitVerdict(r);
-      ctx.stdout.write(`${st.c.bold(r.opId.slice(0, 8))}  ${r.operation.name} on ${r.server.name}  ${JSON.stringify(r.operation.arguments)}  submitted ${r.operation.submittedAt}\n`);
+      ctx.stdout.write(`${st.c.bold(r.opId.slice(0, 8))}  ${r.operation.name} on ${r.server.name}  ${safeJson(r.operation.arguments)}  submitted ${r.operation.submittedAt}\n`);
       ctx.stdout.write(`          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n`);
       ctx.stdout.write(
         v.safe
@@ -94,7 +95,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
     }
     if (ctx.interactive) {
       const destructive = rec.operation.annotations?.destructiveHint !== false ? ' It may be DESTRUCTIVE (destructiveHint).' : '';
-      const ok = await ctx.prompter.confirm(`Resubmit ${rec.operation.name} on ${rec.server.name} with ${JSON.stringify(rec.operation.arguments)}? The first request may already have run; this could do it twice.${destructive}`, { default: false });
+      const ok = await ctx.prompter.confirm(`Resubmit ${rec.operation.name} on ${rec.server.name} with ${safeJson(rec.operation.arguments)}? The first request may already have run; this could do it twice.${destructive}`, { default: false });
       if (!ok) {
         ctx.stderr.write('not resubmitted; the record stays in doubt\n');
         return ExitCode.InDoubt;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
-import { sanitize } from '../../output/sanitize.js';
+import { safeJson, sanitize } from '../../output/sanitize.js';
 import { SECRET_HEADER, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
 import { ServerStore, validateServerName } from '../../servers/server-store.js';
 import { openConnection } from '../../app/server-connection.js';
@@ -163,7 +163,7 @@ export async function runServerShow(name: string, ctx: Context): Promise<number>
   const entry = new ServerStore(ctx.home).get(name);
   const view = redactEntry(entry);
   if (ctx.json) ctx.stdout.write(jsonLine(view));
-  else for (const [k, v] of Object.entries(view)) ctx.stdout.write(`${k.padEnd(18)} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+  else for (const [k, v] of Object.entries(view)) ctx.stdout.write(`${k.padEnd(18)} ${typeof v === 'string' ? sanitize(v, { singleLine: true, maxLength: 2000 }) : safeJson(v)}\n`);
   return ExitCode.Ok;
 }
 

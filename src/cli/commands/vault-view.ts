@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, statusWord, taskJson } from '../../output/render.js';
-import { sanitize } from '../../output/sanitize.js';
+import { safeJson, sanitize } from '../../output/sanitize.js';
 import { describeIdentity } from '../../servers/server-entry.js';
 import { isActivePhase, type VaultRecord } from '../../vault/vault-record.js';
 import { shortId } from '../../vault/vault.js';
@@ -66,7 +66,7 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   const st = makeStyle(ctx.color);
   const line = (k: string, v: string) => ctx.stdout.write(`${st.c.gray(k.padEnd(12))} ${v}\n`);
   line('task', r.taskId ?? st.c.red('(no handle received)'));
-  line('operation', `${r.operation.method} ${r.operation.name} ${JSON.stringify(r.operation.arguments)}`);
+  line('operation', `${r.operation.method} ${r.operation.name} ${safeJson(r.operation.arguments)}`);
   line('op id', r.opId);
   line('server', `${r.server.name} · ${describeIdentity(r.server.identity)}${r.server.protocolVersion ? ` · ${r.server.protocolVersion}` : ''}`);
   if (r.server.serverInfo) line('server info', sanitize(`${r.server.serverInfo.name} ${r.server.serverInfo.version}`, { singleLine: true, maxLength: 120 }));
