@@ -287,3 +287,14 @@ describe('named servers', { concurrency: 4 }, () => {
     assert.deepEqual(tools.find((t) => t.name === 'failing_job')!.annotations, {});
   });
 });
+
+test('a credential-looking --env value is refused; the name alone passes it through', async () => {
+  const h = newHome();
+  const refused = await h.run(['server', 'add', 'gh', '--env', 'GITHUB_TOKEN=ghp_secretvalue123', '--', process.execPath, '-e', '0']);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /looks like a credential/);
+  assert.doesNotMatch(refused.stderr + refused.stdout, /ghp_secretvalue123/);
+  await h.ok(['server', 'add', 'gh', '--env', 'GITHUB_TOKEN', '--', process.execPath, '-e', '0']);
+  const shown = parseJsonDoc((await h.ok(['--json', 'server', 'show', 'gh'])).stdout);
+  assert.deepEqual(shown.env, { GITHUB_TOKEN: '(passed through)' });
+});

@@ -22,6 +22,8 @@ export interface ServerAddOptions {
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Environment names whose values are credentials: only ever passed through, never stored. */
+const SECRET_ENV = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)/i;
 
 function parseHeaders(values: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -49,6 +51,9 @@ function parseEnv(values: string[]): Record<string, string> {
     const key = i < 0 ? kv : kv.slice(0, i);
     if (!ENV_NAME.test(key)) throw new CliError('invalid-input', `--env "${kv}" is not KEY=VALUE or KEY`, 'KEY alone passes your current value of $KEY through at connect time.');
     // KEY alone (empty value) means: pass the caller's $KEY through when connecting.
+    if (i >= 0 && SECRET_ENV.test(key) && kv.length > i + 1) {
+      throw new CliError('invalid-input', `refusing to store a value for ${key} in the config file: it looks like a credential`, `Pass it through instead: --env ${key} (your $${key} is read at connect time).`);
+    }
     out[key] = i < 0 ? '' : kv.slice(i + 1);
   }
   return out;
