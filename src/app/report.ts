@@ -12,8 +12,9 @@ export function refFor(target: TaskTarget): string {
   if (!target.persisted) return `- --server ${target.entry.name}  (taskId on stdin)`;
   // A prefix rather than a label: labels may be shared by several tasks, a 12-character prefix is not.
   const prefix = target.taskId.slice(0, 12);
-  // An id may begin with "-" (base64url): end the options first so the command works as printed.
-  return prefix.startsWith('-') ? `-- ${prefix}` : prefix;
+  // An id may begin with "-" (base64url), which would read as an option: the operation id (a
+  // UUID, also a valid ref) names the same record and never does.
+  return prefix.startsWith('-') ? target.record.opId.slice(0, 8) : prefix;
 }
 
 export interface ReportOptions {
