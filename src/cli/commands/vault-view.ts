@@ -28,6 +28,9 @@ export function filterRecords(records: VaultRecord[], opts: ListOptions): VaultR
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** The short ref shown in the list: a taskId prefix, or the operation id when that would read as an option. */
+const typeableRef = (r: VaultRecord) => (r.taskId && !r.taskId.startsWith('-') ? shortId(r.taskId) : r.opId.slice(0, 8));
+
 /** Pad by visible width: colour codes must not count. */
 function padStatus(text: string, width: number): string {
   const visible = text.replace(/\x1b\[[0-9;]*m/g, '').length;
@@ -49,7 +52,7 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
     const status = statusOf(r);
     const labelText = Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' ');
     ctx.stdout.write(
-      `${shortId(r.taskId ?? r.opId).padEnd(10)}  ${padStatus(statusWord(status as never, st, r.result?.isError === true), 16)}  ${r.server.name}  ${r.operation.name}  ${st.c.gray(r.createdAt.replace('T', ' ').slice(0, 19))}${labelText ? `  ${st.c.gray(labelText)}` : ''}\n`,
+      `${typeableRef(r).padEnd(10)}  ${padStatus(statusWord(status as never, st, r.result?.isError === true), 16)}  ${r.server.name}  ${r.operation.name}  ${st.c.gray(r.createdAt.replace('T', ' ').slice(0, 19))}${labelText ? `  ${st.c.gray(labelText)}` : ''}\n`,
     );
   }
   return ExitCode.Ok;
