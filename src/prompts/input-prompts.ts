@@ -95,24 +95,50 @@ async function askForm(ask: AskContext, params: Record<string, unknown>): Promis
   return { action: 'accept', content };
 }
 
+/** Open a URL in the person's browser, only on their explicit choice; never through a shell. */
+function openInBrowser(url: string): Promise<boolean> {
+  const [cmd, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
+  return new Promise((resolve) => {
+    import('node:child_process').then(({ spawn }) => {
+      const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
+      child.once('error', () => resolve(false));
+      child.once('spawn', () => {
+        child.unref();
+        resolve(true);
+      });
+    }, () => resolve(false));
+  });
+}
+
 async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise<unknown> {
   const raw = String(params.url ?? '');
   let origin = '(not a valid URL)';
   let rest = clean(raw, 2000);
+  let openable = false;
   try {
     const u = new URL(raw);
     origin = `${u.protocol}//${u.host}`;
     rest = clean(raw.slice(origin.length), 2000);
+    // Only web pages, and only a URL that survives sanitizing unchanged, can be handed to a browser.
+    openable = (u.protocol === 'https:' || u.protocol === 'http:') && clean(raw, 4000) === raw;
   } catch { /* shown as is */ }
   serverSays(ask, params.message);
   ask.write(`  The server asks you to open: ${ask.st.c.bold.underline(clean(origin, 200))}${ask.st.c.gray(rest)}\n`);
-  ask.write(ask.st.c.gray(`  Check that you trust ${clean(origin, 200)} before opening it. mcp-tasks does not open it for you.\n`));
-  const action = await ask.prompter.select('When you are done', [
-    { name: 'I opened it and completed the step', value: 'accept' },
-    { name: 'Decline', value: 'decline', description: 'do not open it' },
-    { name: 'Cancel', value: 'cancel' },
-  ]);
-  return { action };
+  ask.write(ask.st.c.gray(`  Check that you trust ${clean(origin, 200)} before opening it. mcp-tasks does not open it for you unless you choose to below.\n`));
+  let offerOpen = openable;
+  for (;;) {
+    const action = await ask.prompter.select('When you are done', [
+      { name: 'I opened it and completed the step', value: 'accept' },
+      ...(offerOpen ? [{ name: `Open ${clean(origin, 200)} in my browser now`, value: 'open', description: 'then come back here' }] : []),
+      { name: 'Decline', value: 'decline', description: 'do not open it' },
+      { name: 'Cancel', value: 'cancel' },
+    ]);
+    if (action !== 'open') return { action };
+    offerOpen = false;
+    const opened = await openInBrowser(raw);
+    ask.write(opened ? `  opened ${clean(origin, 200)} in your browser; finish there, then answer here.\n` : `  could not start a browser here: copy the URL above instead.\n`);
+  }
 }
 
 async function askSampling(ask: AskContext, params: Record<string, unknown>): Promise<unknown> {
