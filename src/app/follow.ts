@@ -59,6 +59,7 @@ export function retryPolicyFrom(env: NodeJS.ProcessEnv): RetryPolicy | undefined
 
 export async function followTask(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, opts: FollowOptions = {}): Promise<WatchEnd> {
   const label = `${target.record.operation.name} on ${target.record.server.name}`;
+  const retry = opts.retry ?? retryPolicyFrom(ctx.env);
   const progress = await startProgress(ctx, label, { multi: opts.multi ?? false });
   try {
     const end = await pollUntil({
@@ -69,7 +70,7 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
       signal: ctx.interrupt,
       ...(opts.initial ? { initial: opts.initial } : {}),
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-      ...((opts.retry ?? retryPolicyFrom(ctx.env)) ? { retry: (opts.retry ?? retryPolicyFrom(ctx.env))! } : {}),
+      ...(retry ? { retry } : {}),
       onSnapshot: (s, changed) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';

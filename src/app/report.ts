@@ -1,20 +1,18 @@
 // The last word of a task-bearing command: what was observed, the safe next step, and the exit
 // code. Honest output: only a task seen completed is reported as completed.
 import type { Context } from '../context.js';
-import { ExitCode, type ExitCodeValue } from '../errors.js';
+import type { ExitCodeValue } from '../errors.js';
 import { jsonLine, makeStyle, renderInputRequests, renderTask, taskJson } from '../output/render.js';
 import { exitCodeForEnd, type WatchEnd } from '../tasks/outcome.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskTarget } from './task-target.js';
+import { typeableRef } from '../vault/vault-record.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
   if (!target.persisted) return `- --server ${target.entry.name}  (taskId on stdin)`;
   // A prefix rather than a label: labels may be shared by several tasks, a 12-character prefix is not.
-  const prefix = target.taskId.slice(0, 12);
-  // An id may begin with "-" (base64url), which would read as an option: the operation id (a
-  // UUID, also a valid ref) names the same record and never does.
-  return prefix.startsWith('-') ? target.record.opId.slice(0, 8) : prefix;
+  return typeableRef({ taskId: target.taskId, opId: target.record.opId });
 }
 
 export interface ReportOptions {
@@ -64,5 +62,5 @@ export function reportEnd(ctx: Context, target: TaskTarget, end: WatchEnd, opts:
       err(`  next: \`mcp-tasks watch ${ref}\` once the server is back.`);
       break;
   }
-  return code === ExitCode.Ok && end.kind !== 'terminal' ? ExitCode.Ok : code;
+  return code;
 }

@@ -31,7 +31,6 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
   const server = entry.name;
   const tool = record.operation.name;
   const args = record.operation.arguments;
-  const labels = record.labels;
   const opId = record.opId;
   const now = () => new Date(ctx.now()).toISOString();
   const idemKey = record.operation.idempotencyMeta;
@@ -72,7 +71,8 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     });
     const isError = outcome.result.isError === true;
     if (ctx.json) {
-      ctx.stdout.write(jsonLine({ taskId: null, server, status: 'completed', result: outcome.result, operation: { method: 'tools/call', name: tool, arguments: args }, labels }));
+      // No task: the contract's shape with taskId null, so scripts read every result alike.
+      ctx.stdout.write(jsonLine({ ...taskJson(record), status: 'completed', result: outcome.result }));
     } else {
       const st = makeStyle(ctx.color);
       ctx.stdout.write(`${st.c.bold(tool)} on ${st.c.bold(server)}: ${isError ? st.c.yellow('tool error') : st.c.green('completed')} ${st.c.gray('(answered directly, no task)')}\n`);
@@ -86,7 +86,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     // The server asks before it creates any task (multi round-trip); nothing exists yet.
     vault.remove([opId]);
     const st = makeStyle(ctx.color);
-    if (ctx.json) ctx.stdout.write(jsonLine({ taskId: null, server, status: 'input_required', inputRequests: outcome.inputRequests, operation: { method: 'tools/call', name: tool, arguments: args }, labels }));
+    if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(record), status: 'input_required', inputRequests: outcome.inputRequests }));
     else {
       ctx.stderr.write(`${tool} on ${server} needs input before it starts:\n`);
       ctx.stderr.write(renderInputRequests(outcome.inputRequests, st));

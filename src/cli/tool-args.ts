@@ -3,6 +3,7 @@
 // tool's inputSchema before anything is sent.
 import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
+import { argumentsMessage } from '../protocol/schema-message.js';
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema> };
 
@@ -81,6 +82,6 @@ export async function validateArguments(toolName: string, args: Record<string, u
   }
   const verdict = check(args);
   if (!verdict.valid) {
-    throw invalid(`invalid arguments for ${toolName}: ${verdict.errorMessage.replace(/\bdata\//g, '').replace(/\bdata\b/g, 'arguments')}`);
+    throw invalid(`invalid arguments for ${toolName}: ${argumentsMessage(verdict.errorMessage)}`);
   }
 }

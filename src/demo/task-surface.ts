@@ -4,6 +4,7 @@
 import { hasTaskClientCapabilityV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { ErrorCode, TASKS_EXTENSION_ID } from '../protocol/constants.js';
+import { argumentsMessage } from '../protocol/schema-message.js';
 import { IDEMPOTENCY_META_KEY, RpcError, type TaskEngine } from './task-engine.js';
 import { findTool, hostileText, plainText, type DemoTool, type InputRequest, type JsonObject } from './tools.js';
 import type { StoredTask } from './task-store.js';
@@ -156,5 +157,5 @@ export function checkArgs(tool: DemoTool, args: JsonObject): string | undefined 
     validators.set(tool.name, check);
   }
   const verdict = check(args);
-  return verdict.valid ? undefined : (verdict.errorMessage ?? 'invalid').replace(/\bdata\//g, '').replace(/\bdata\b/g, 'arguments');
+  return verdict.valid ? undefined : argumentsMessage(verdict.errorMessage);
 }

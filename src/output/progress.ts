@@ -33,7 +33,7 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
 
   if (ctx.json) return { update() {}, note() {}, stop() {} };
 
-  if (!ctx.stderr.isTTY || opts.multi || ctx.env.CI) {
+  if (!spinning) {
     let lastLine = '';
     return {
       update(s) {

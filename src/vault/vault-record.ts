@@ -60,6 +60,14 @@ export interface VaultRecord {
   updatedAt: string;
 }
 
+/**
+ * A short ref a person can type for this record: a taskId prefix, or, when the taskId begins
+ * with "-" (base64url) and would read as an option, or there is none, an operation id prefix.
+ */
+export function typeableRef(rec: Pick<VaultRecord, 'taskId' | 'opId'>, length = 12): string {
+  return rec.taskId && !rec.taskId.startsWith('-') ? rec.taskId.slice(0, length) : rec.opId.slice(0, 8);
+}
+
 export const isActivePhase = (p: VaultPhase) => p === 'submitting' || p === 'active' || p === 'in-doubt';
 
 /** Fold an observed snapshot into a record: status history, input keys, terminal result. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { ensureDir, LockTimeoutError, withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
 import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type SealedVault } from './vault-crypto.js';
-import type { VaultRecord } from './vault-record.js';
+import { typeableRef, type VaultRecord } from './vault-record.js';
 
 interface VaultDocument {
   records: Record<string, VaultRecord>;
@@ -192,9 +192,7 @@ export class Vault {
   }
 }
 
-export const shortId = (id: string | undefined) => (id ? id.slice(0, 10) : '-');
-
 function ambiguous(ref: string, recs: VaultRecord[]): CliError {
-  const list = recs.slice(0, 5).map((r) => `${shortId(r.taskId ?? r.opId)} (${r.server.name} ${r.operation.name})`).join(', ');
+  const list = recs.slice(0, 5).map((r) => `${typeableRef(r, 10)} (${r.server.name} ${r.operation.name})`).join(', ');
   return new CliError('invalid-input', `"${ref}" matches ${recs.length} vault records: ${list}${recs.length > 5 ? ', …' : ''}`, 'Give a longer prefix of the taskId.');
 }

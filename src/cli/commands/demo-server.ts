@@ -50,7 +50,7 @@ export async function runDemoServer(opts: DemoServerOptions, ctx: Context): Prom
     }
     // The URL line is the contract with scripts and tests that start the server: keep it stable.
     ctx.stdout.write(`demo-server listening on ${demo.url}\n`);
-    log(`store ${storePath}${faults.dropCreateResponse || faults.rateLimit || faults.hostileText || faults.ttlMs !== undefined || faults.slowGetMs !== undefined ? `, faults: ${(opts.fault ?? []).join(', ')}` : ''}`);
+    log(`store ${storePath}${opts.fault?.length ? `, faults: ${opts.fault.join(', ')}` : ''}`);
     await new Promise<void>((resolve) => {
       if (ctx.interrupt.aborted) return resolve();
       ctx.interrupt.addEventListener('abort', () => resolve(), { once: true });

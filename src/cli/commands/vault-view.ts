@@ -5,8 +5,7 @@ import { openVault } from '../../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, statusWord, taskJson } from '../../output/render.js';
 import { safeJson, sanitize } from '../../output/sanitize.js';
 import { describeIdentity } from '../../servers/server-entry.js';
-import { isActivePhase, type VaultRecord } from '../../vault/vault-record.js';
-import { shortId } from '../../vault/vault.js';
+import { isActivePhase, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
 import { parseLabels } from '../duration.js';
 
 export interface ListOptions {
@@ -27,9 +26,6 @@ export function filterRecords(records: VaultRecord[], opts: ListOptions): VaultR
     .filter((r) => Object.entries(labels).every(([k, v]) => r.labels[k] === v))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
-
-/** The short ref shown in the list: a taskId prefix, or the operation id when that would read as an option. */
-const typeableRef = (r: VaultRecord) => (r.taskId && !r.taskId.startsWith('-') ? shortId(r.taskId) : r.opId.slice(0, 8));
 
 /** Pad by visible width: colour codes must not count. */
 function padStatus(text: string, width: number): string {
@@ -52,7 +48,7 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
     const status = statusOf(r);
     const labelText = Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' ');
     ctx.stdout.write(
-      `${typeableRef(r).padEnd(10)}  ${padStatus(statusWord(status as never, st, r.result?.isError === true), 16)}  ${r.server.name}  ${r.operation.name}  ${st.c.gray(r.createdAt.replace('T', ' ').slice(0, 19))}${labelText ? `  ${st.c.gray(labelText)}` : ''}\n`,
+      `${typeableRef(r, 10).padEnd(10)}  ${padStatus(statusWord(status as never, st, r.result?.isError === true), 16)}  ${r.server.name}  ${r.operation.name}  ${st.c.gray(r.createdAt.replace('T', ' ').slice(0, 19))}${labelText ? `  ${st.c.gray(labelText)}` : ''}\n`,
     );
   }
   return ExitCode.Ok;
