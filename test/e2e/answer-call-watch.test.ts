@@ -4,40 +4,11 @@
 // Also sampling answered from a file, and roots answered from the server entry's --root.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addHttpServer, newHome, parseJsonDoc, sleep, startDemo, type DemoServer, type Home } from '../helpers/cli.js';
+import { answersFile, accept, allRecords } from '../helpers/answers.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
 import { spawnPty } from '../helpers/pty.js';
-
-function answersFile(h: Home, content: unknown): string {
-  const file = join(h.dir, `answers-${randomUUID()}.json`);
-  writeFileSync(file, JSON.stringify(content));
-  return file;
-}
-
-const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
-
-/** Every vault record, active or not. */
-async function allRecords(h: Home): Promise<any[]> {
-  const r = await h.run(['--json', 'list', '--all']);
-  assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(r.stdout);
-}
-
-/** Count a method in a verbose demo server's log, once a marker request shows everything before it arrived. */
-async function count(demo: DemoServer, method: string): Promise<number> {
-  const marker = `x-barrier/${randomUUID()}`;
-  await fetch(demo.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', method: marker }) })
-    .then((r) => r.arrayBuffer())
-    .catch(() => undefined);
-  const deadline = Date.now() + 5000;
-  while (demo.requests(marker).length === 0) {
-    if (Date.now() > deadline) throw new Error('the demo server did not log the marker request');
-    await sleep(20);
-  }
-  return demo.requests(method).length;
-}
 
 describe('call and watch with input requests', { concurrency: 4 }, () => {
   let demo: DemoServer;
@@ -222,7 +193,7 @@ describe('call --answers: a bad answer is refused before anything more is sent',
     const r = await h.run(['call', 'web', 'test_tool_with_task', '--answers', answersFile(h, { user_name: accept({ name: 42 }) })]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /nothing was sent: answer for "user_name": field name must be a string/);
-    assert.equal(await count(demo, 'tools/call'), 1, 'only the first tools/call (which asked) was sent');
+    assert.equal(await demo.count('tools/call'), 1, 'only the first tools/call (which asked) was sent');
   });
 
   test('before any task exists: a refused answer leaves no vault record behind', async () => {
@@ -243,6 +214,6 @@ describe('call --answers: a bad answer is refused before anything more is sent',
     const r = await h.run(['call', 'web', 'confirm_delete', 'filename=y.txt', '--answers', file]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /is not valid JSON/);
-    assert.equal(await count(demo, 'tools/call'), 0, 'the tool was called with an unreadable answers file');
+    assert.equal(await demo.count('tools/call'), 0, 'the tool was called with an unreadable answers file');
   });
 });

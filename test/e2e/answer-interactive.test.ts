@@ -5,22 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer, type Home } from '../helpers/cli.js';
+import { startTask, finish } from '../helpers/answers.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
 import { KEY, spawnPty } from '../helpers/pty.js';
-
-/** Start `tool` on `server` without following it (no TTY); returns the taskId. */
-async function startTask(h: Home, server: string, tool: string, args: string[], label: string): Promise<string> {
-  const r = await h.run(['--json', 'call', server, tool, ...args, '--detach', '--label', `job=${label}`]);
-  assert.equal(r.code, 0, r.stderr);
-  const doc = parseJsonDoc(r.stdout);
-  assert.equal(doc.status, 'input_required', `${tool} should start by asking for input`);
-  return doc.taskId as string;
-}
-
-/** Follow a task to its end without a TTY. */
-async function finish(h: Home, ref: string) {
-  return h.run(['watch', ref, '--timeout', '20s']);
-}
 
 describe('answer in a real terminal', { concurrency: 3 }, () => {
   let demo: DemoServer;

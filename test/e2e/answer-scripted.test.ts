@@ -3,60 +3,8 @@
 // request log) and the same command run twice (the second sends nothing).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { addHttpServer, newHome, parseJsonDoc, sleep, startDemo, type DemoServer, type Home } from '../helpers/cli.js';
-
-/** Start `tool` on `server` without following it; returns the taskId. */
-async function startTask(h: Home, server: string, tool: string, args: string[], label: string): Promise<string> {
-  const r = await h.run(['--json', 'call', server, tool, ...args, '--detach', '--label', `job=${label}`]);
-  assert.equal(r.code, 0, r.stderr);
-  const doc = parseJsonDoc(r.stdout);
-  assert.equal(doc.status, 'input_required', `${tool} should start by asking for input`);
-  return doc.taskId as string;
-}
-
-/** Write an answers file in the home dir (raw text, or JSON for anything else). */
-function answersFile(h: Home, content: unknown): string {
-  const file = join(h.dir, `answers-${randomUUID()}.json`);
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
-  return file;
-}
-
-/** What the server lists as pending now (`get --json`). */
-async function pendingKeys(h: Home, ref: string): Promise<string[]> {
-  const r = await h.run(['--json', 'get', ref]);
-  const doc = parseJsonDoc(r.stdout);
-  return Object.keys(doc.inputRequests ?? {}).sort();
-}
-
-/**
- * Every request the demo server logged before now: POST a marker request and wait until it
- * shows in the log (the log is in order), so a count taken after this is complete.
- */
-async function logBarrier(demo: DemoServer): Promise<void> {
-  const method = `x-barrier/${randomUUID()}`;
-  await fetch(demo.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', method }),
-  })
-    .then((r) => r.arrayBuffer())
-    .catch(() => undefined);
-  const deadline = Date.now() + 5000;
-  while (demo.requests(method).length === 0) {
-    if (Date.now() > deadline) throw new Error('the demo server did not log the barrier request');
-    await sleep(20);
-  }
-}
-
-async function count(demo: DemoServer, method: string): Promise<number> {
-  await logBarrier(demo);
-  return demo.requests(method).length;
-}
-
-const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
+import { startTask, answersFile, accept, pendingKeys } from '../helpers/answers.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
 
 describe('answer from scripts', { concurrency: 4 }, () => {
   let demo: DemoServer;
@@ -203,7 +151,7 @@ describe('nothing is sent', { concurrency: 3 }, () => {
     assert.match(dec.stderr, /"summary" is a sampling\/createMessage request: only elicitations can be declined or cancelled/);
     assert.equal(bad.code, 1, bad.stderr);
     assert.match(bad.stderr, /answer for "summary": not a sampling result/);
-    assert.equal(await count(demo, 'tasks/update'), 0);
+    assert.equal(await demo.count('tasks/update'), 0);
     assert.deepEqual(await pendingKeys(h, 'stale'), ['confirm']);
   });
 
@@ -234,7 +182,7 @@ describe('nothing is sent', { concurrency: 3 }, () => {
     const err = parseJsonDoc(j.stdout).error;
     assert.equal(err.kind, 'invalid-input');
     assert.match(err.message, /"color".*color must be one of red, green, blue/);
-    assert.equal(await count(demo, 'tasks/update'), 0, 'a malformed answers file must send nothing');
+    assert.equal(await demo.count('tasks/update'), 0, 'a malformed answers file must send nothing');
     const [mal, multi] = await Promise.all([pendingKeys(h, 'mal'), pendingKeys(h, 'multi')]);
     assert.deepEqual(mal, ['confirm']);
     assert.deepEqual(multi, ['color', 'name'], 'the valid "name" must not be sent on its own');
@@ -251,7 +199,7 @@ describe('nothing is sent', { concurrency: 3 }, () => {
     const [first, firstHalf] = await Promise.all([h.run(['answer', 'twice', '--answers', confirmFile]), h.run(['answer', 'half', '--answers', nameFile])]);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(firstHalf.code, 5, firstHalf.stderr);
-    assert.equal(await count(demo, 'tasks/update'), 2);
+    assert.equal(await demo.count('tasks/update'), 2);
 
     const [second, secondHalf] = await Promise.all([h.run(['answer', 'twice', '--answers', confirmFile]), h.run(['--json', 'answer', 'half', '--answers', nameFile])]);
     // confirm_delete is no longer waiting: nothing to answer.
@@ -263,6 +211,6 @@ describe('nothing is sent', { concurrency: 3 }, () => {
     const doc = parseJsonDoc(secondHalf.stdout);
     assert.deepEqual(doc.answered, []);
     assert.deepEqual(doc.alreadyAnswered, ['name']);
-    assert.equal(await count(demo, 'tasks/update'), 2, 'the second run sent a tasks/update');
+    assert.equal(await demo.count('tasks/update'), 2, 'the second run sent a tasks/update');
   });
 });

@@ -30,7 +30,7 @@ describe('call arguments', () => {
    * file run one at a time, so the server's tools/call count must not move at all).
    */
   async function refused(cases: Array<[string[], RegExp, { input?: string }?]>): Promise<void> {
-    const calls = demo.requests('tools/call').length;
+    const calls = await demo.count('tools/call');
     await Promise.all(
       cases.map(async ([args, message, opts]) => {
         const r = await hRefused.run(['call', 'web', ...args], opts ?? {});
@@ -39,7 +39,7 @@ describe('call arguments', () => {
         assert.equal(r.stdout, '', args.join(' '));
       }),
     );
-    assert.equal(demo.requests('tools/call').length, calls, 'a refused call sent a tools/call');
+    assert.equal(await demo.count('tools/call'), calls, 'a refused call sent a tools/call');
     const vault = await hRefused.run(['--json', 'list', '--all']);
     assert.equal(vault.code, 0, vault.stderr);
     assert.deepEqual(parseJsonDoc(vault.stdout), [], 'a refused call left a vault record');

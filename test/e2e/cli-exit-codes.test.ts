@@ -253,7 +253,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
       writeFileSync(join(h.dir, 'vault.json'), '{"format":"mcp-tasks-vault",');
       const r = await h.run(['call', 'web', 'slow_compute', 'seconds=1']);
       assert.equal(r.code, 9, r.stderr);
-      assert.equal(own.requests('tools/call').length, 0);
+      assert.equal(await own.count('tools/call'), 0);
     } finally {
       await own.stop();
     }
@@ -268,7 +268,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
       assert.equal(r.code, 10, r.stderr);
       assert.match(r.stderr, /in doubt/);
       assert.match(r.stderr, /Do not simply run the same call again/);
-      assert.equal(dropping.requests('tools/call').length, 1, 'the call was sent exactly once');
+      assert.equal(await dropping.count('tools/call'), 1, 'the call was sent exactly once');
       const json = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=1']);
       assert.equal(json.code, 10);
       const doc = parseJsonDoc(json.stdout);

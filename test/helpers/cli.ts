@@ -2,6 +2,7 @@
 // without a TTY, in a throw-away MCP_TASKS_HOME, and starts the embedded demo server over HTTP
 // (`mcp-tasks demo-server --http 0`). Every child is tracked and killed when the test process
 // ends, so a failing assertion never leaves a server behind.
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -245,6 +246,12 @@ export interface DemoServer {
   process: CliProcess;
   /** Requests the server saw (needs `verbose`), in order, with the time we read each log line. */
   requests(method?: string): DemoRequest[];
+  /**
+   * How many `method` requests the server has logged, counting everything sent before this call:
+   * a marker request is posted and awaited in the (ordered) log first, so a request still in
+   * flight cannot make an "absent" assertion pass. Throws unless the server is verbose.
+   */
+  count(method: string): Promise<number>;
   /** Stop it (SIGTERM, then SIGKILL) and wait until the port is closed. */
   stop(): Promise<void>;
 }
@@ -279,12 +286,27 @@ export async function startDemo(opts: DemoOptions = {}): Promise<DemoServer> {
     proc.kill('SIGKILL');
     throw err;
   }
+  const url = m[1]!;
+  const requests = (method?: string) => log.filter((r) => method === undefined || r.method === method);
   return {
-    url: m[1]!,
+    url,
     port: Number(m[2]),
     store,
     process: proc,
-    requests: (method) => log.filter((r) => method === undefined || r.method === method),
+    requests,
+    async count(method) {
+      if (!opts.verbose) throw new Error('count() needs a demo server started with { verbose: true }');
+      const marker = `x-barrier/${randomUUID()}`;
+      await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', method: marker }) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
+      const deadline = Date.now() + 5000;
+      while (requests(marker).length === 0) {
+        if (Date.now() > deadline) throw new Error('the demo server did not log the marker request');
+        await sleep(20);
+      }
+      return requests(method).length;
+    },
     async stop() {
       proc.kill('SIGTERM');
       const timer = setTimeout(() => proc.kill('SIGKILL'), 3000);
