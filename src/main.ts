@@ -7,6 +7,7 @@ import { CliError, ExitCode } from './errors.js';
 import { buildProgram } from './cli/program.js';
 import { VERSION } from './version.js';
 import { toCliError } from './app/remote-error.js';
+import { explainOptionLikeRef } from './cli/option-like-ref.js';
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
@@ -15,6 +16,7 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   const program = buildProgram(VERSION, makeContext, (code) => (exitCode = code), {
     writeOut: (s) => io.stdout.write(s),
     writeErr: (s) => io.stderr.write(s),
+    outputError: (s, write) => write(explainOptionLikeRef(s, argv)),
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -24,7 +26,7 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
       // --help and --version exit 0; parse errors were already printed by commander on stderr.
       if (err.exitCode === 0) return ExitCode.Ok;
       if (argv.includes('--json')) {
-        io.stdout.write(safeJson({ error: { kind: 'usage', message: err.message.replace(/^error: /, ''), next: 'Run `mcp-tasks --help` for usage.' } }) + '\n');
+        io.stdout.write(safeJson({ error: { kind: 'usage', message: explainOptionLikeRef(err.message, argv).trim().replace(/^error: /, ''), next: 'Run `mcp-tasks --help` for usage.' } }) + '\n');
       }
       return ExitCode.Usage;
     }

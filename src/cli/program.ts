@@ -14,6 +14,7 @@ export function collect(value: string, previous: string[] = []): string[] {
 export interface ProgramOutput {
   writeOut(s: string): void;
   writeErr(s: string): void;
+  outputError?(s: string, write: (s: string) => void): void;
 }
 
 export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void, output: ProgramOutput): Command {

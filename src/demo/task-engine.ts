@@ -63,8 +63,13 @@ export class TaskEngine {
   ) {}
 
   newTaskId(): string {
-    // 192 bits of randomness: ids are bearer handles and must not be guessable.
-    return randomBytes(24).toString('base64url');
+    // 192 bits of randomness: ids are bearer handles and must not be guessable. An id that
+    // begins with "-" reads as an option when a person pastes it into a command line, so such
+    // draws are redrawn (1 in 64; the ids keep over 191 bits).
+    for (;;) {
+      const id = randomBytes(24).toString('base64url');
+      if (!id.startsWith('-')) return id;
+    }
   }
 
   /** Evaluate a stored task at `nowMs`, applying cooperative cancellation. */

@@ -65,7 +65,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     const r = await h.run(['cancel', 'cancel-me', '--wait']);
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stdout, /slow_compute on web: cancelled/);
-    const get = await h.run(['--json', 'get', refOf(started.stdout)]);
+    const get = await h.run(['--json', 'get', '--', refOf(started.stdout)]);
     assert.equal(get.code, 3, get.stderr);
     assert.equal(parseJsonDoc(get.stdout).status, 'cancelled');
   });

@@ -120,6 +120,18 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     // One taskId in 64 begins with "-": as a bare argument it reads as an option.
     const bare = await h.run(['get', '-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '--server', 'web']);
     assert.equal(bare.code, 1, bare.stderr);
+    // The message says what to do, and does not echo the whole handle into a CI log.
+    assert.match(bare.stderr, /"-AAAAA…" begins with "-" and was read as an option/);
+    assert.match(bare.stderr, /mcp-tasks get \[options\] -- <ref>/);
+    assert.ok(!bare.stderr.includes('-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), bare.stderr);
+    const json = await h.run(['--json', 'cancel', '--wait', '-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']);
+    assert.equal(json.code, 1, json.stderr);
+    assert.match(parseJsonDoc(json.stdout).error.message, /mcp-tasks cancel \[options\] -- <ref>/);
+    assert.ok(!json.stdout.includes('-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), json.stdout);
+    // An option that is simply unknown keeps commander's own words.
+    const typo = await h.run(['get', '--jsno', 'abcdefgh']);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /unknown option '--jsno'/);
     const r = await h.run(['get', '--server', 'web', '--', '-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']);
     assert.equal(r.code, 6, r.stderr);
     assert.match(r.stderr, /unknown or expired taskId/);

@@ -116,7 +116,7 @@ describe('concurrent writers and secrets on disk', { concurrency: 2, timeout: 18
     const call = await h.run(['-v', 'call', 'web', 'slow_compute', 'seconds=600', '--detach', '--json'], { env });
     assert.equal(call.code, 0, call.stderr);
     const taskId = parseJsonDoc(call.stdout).taskId as string;
-    const get = await h.run(['-v', 'get', taskId], { env });
+    const get = await h.run(['-v', 'get', '--', taskId], { env });
     assert.equal(get.code, 0, get.stderr);
     for (const [name, text] of [['call', call.stderr], ['get', get.stderr]] as const) {
       assert.deepEqual(leaks(Buffer.from(text), [token, taskId, taskId.slice(0, 12)]), [], `${name} -v stderr`);

@@ -16,7 +16,7 @@ export async function startTask(h: Home, server: string, tool: string, args: str
 }
 
 /** Follow a task to its end without a TTY. */
-export const finish = (h: Home, ref: string) => h.run(['watch', ref, '--timeout', '20s']);
+export const finish = (h: Home, ref: string) => h.run(['watch', '--timeout', '20s', '--', ref]);
 
 /** Write an answers file in the home dir (raw text, or JSON for anything else). */
 export function answersFile(h: Home, content: unknown): string {
@@ -29,7 +29,7 @@ export const accept = (content: Record<string, unknown>) => ({ action: 'accept',
 
 /** What the server lists as pending now (`get --json`). */
 export async function pendingKeys(h: Home, ref: string): Promise<string[]> {
-  const doc = parseJsonDoc((await h.run(['--json', 'get', ref])).stdout);
+  const doc = parseJsonDoc((await h.run(['--json', 'get', '--', ref])).stdout);
   return Object.keys(doc.inputRequests ?? {}).sort();
 }
 

@@ -325,13 +325,13 @@ test('unknown, empty or non-string taskIds are -32602; malformed inputResponses 
   assert.deepEqual(fx.store.get(taskId)!.answers, {}, 'rejected updates changed nothing');
 });
 
-test('task ids: ≥128 bits, URL-safe, random and distinct', async (t) => {
+test('task ids: ≥128 bits, URL-safe, never beginning with "-", random and distinct', async (t) => {
   const fx = engineFixture(t);
   const ids = Array.from({ length: 2000 }, () => fx.engine.newTaskId());
   assert.equal(new Set(ids).size, ids.length, 'no duplicates');
   const bitOnes = new Array<number>(128).fill(0);
   for (const id of ids) {
-    assert.match(id, /^[A-Za-z0-9_-]+$/);
+    assert.match(id, /^[A-Za-z0-9_][A-Za-z0-9_-]+$/, 'URL-safe, and never read as an option on a command line');
     const bytes = Buffer.from(id, 'base64url');
     assert.ok(bytes.length * 8 >= 128, `${id} carries only ${bytes.length * 8} bits`);
     for (let b = 0; b < 128; b++) if ((bytes[b >> 3]! >> (b & 7)) & 1) bitOnes[b]!++;

@@ -1,0 +1,21 @@
+// A task id is opaque base64url or similar, so one may begin with "-"; pasted after a command it
+// reads as an unknown option. Commander's message would then echo the whole bearer handle into
+// stderr (and CI logs) and not say what to do. This rewrites that one message.
+
+/** Commands whose operands are task references. */
+const REF_COMMANDS = new Set(['get', 'watch', 'answer', 'cancel', 'show', 'recover', 'export']);
+
+/** Our own options are short words; an "option" this long made of id characters is a pasted ref. */
+const OPTION_LIKE_REF = /unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{7,})'/;
+
+export function explainOptionLikeRef(message: string, argv: readonly string[]): string {
+  const m = OPTION_LIKE_REF.exec(message);
+  if (!m) return message;
+  const command = argv.find((a) => REF_COMMANDS.has(a));
+  if (!command) return message;
+  const shown = `${m[1]!.slice(0, 6)}…`;
+  return (
+    `error: "${shown}" begins with "-" and was read as an option. ` +
+    `Put a task reference that begins with "-" after "--": mcp-tasks ${command} [options] -- <ref>\n`
+  );
+}
