@@ -7,7 +7,7 @@ import type { Connection } from '../connection/connect.js';
 import type { ServerEntry } from '../servers/server-entry.js';
 import { callTool, type ToolCallOutcome } from '../protocol/task-wire.js';
 import { TransportError } from '../protocol/remote-errors.js';
-import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, taskJson } from '../output/render.js';
+import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, shortTaskId, taskJson } from '../output/render.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Vault } from '../vault/vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
@@ -106,7 +106,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     else {
       const st = makeStyle(ctx.color);
       ctx.stdout.write(`${st.c.bold(tool)} on ${st.c.bold(server)}: task started (${task.status})\n`);
-      ctx.stdout.write(`  task ${task.taskId}\n`);
+      ctx.stdout.write(`  task ${shortTaskId(task.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
       ctx.stdout.write(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
       if (task.status === 'input_required') ctx.stdout.write(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
     }

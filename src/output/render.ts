@@ -124,7 +124,9 @@ export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: St
   lines.push(`${c.bold(rec.operation.name)} on ${c.bold(rec.server.name)}: ${statusWord(status, st, toolErr)}`);
   if (s?.statusMessage) lines.push(`  ${sanitize(s.statusMessage, { singleLine: true, maxLength: 300 })}`);
   if (rec.reason && (rec.phase === 'lost' || rec.phase === 'in-doubt')) lines.push(`  ${rec.reason}`);
-  if (rec.taskId) lines.push(c.gray(`  task ${rec.taskId}`));
+  // A shortened id: this output ends up in terminals' scrollback and CI logs, and the whole
+  // bearer handle is in the vault (`show`, `--json`) for whoever needs it.
+  if (rec.taskId) lines.push(c.gray(`  task ${shortTaskId(rec.taskId)}`));
   if (s) lines.push(c.gray(`  created ${s.createdAt}, updated ${s.lastUpdatedAt}${s.ttlMs !== null ? `, ttl ${Math.round(s.ttlMs / 1000)} s` : ''}`));
   if (s?.status === 'input_required' && s.inputRequests) {
     lines.push(`  waiting for input: ${Object.keys(s.inputRequests).map((k) => sanitize(k, { singleLine: true, maxLength: 80 })).join(', ')}`);

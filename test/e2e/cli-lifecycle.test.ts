@@ -24,11 +24,15 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     const d = await h.run(['call', 'demo', 'slow_compute', 'seconds=4', '--detach', '--label', 'job=nightly']);
     assert.equal(d.code, 0, d.stderr);
     assert.match(d.stdout, /slow_compute on demo: task started \(working\)/);
-    const id = /task ([A-Za-z0-9_-]{16,})/.exec(d.stdout)?.[1];
-    assert.ok(id, d.stdout);
     // The printed hint names a ref that works from another process.
     const hinted = /follow it: +mcp-tasks watch (\S+)/.exec(d.stdout)?.[1];
     assert.ok(hinted, d.stdout);
+    // Human output names the task by a shortened id (it ends up in scrollback and CI logs); the
+    // whole handle is in the vault, and `show` prints it.
+    const [listed] = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ taskId: string }>;
+    const id = listed!.taskId;
+    assert.match(d.stdout, new RegExp(`task ${id.slice(0, 10)}… \\(kept in the vault; the whole id: mcp-tasks show ${hinted}\\)`));
+    assert.ok(!d.stdout.includes(id), d.stdout);
 
     const g = await h.run(['get', 'nightly']);
     assert.equal(g.code, 0, g.stderr);
@@ -47,8 +51,10 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     const again = await h.run(['--json', 'get', '--', id.slice(0, 8)]);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(parseJsonDoc(again.stdout).status, 'completed');
+    assert.ok(!w.stdout.includes(id) && !w.stderr.includes(id), 'watch does not print the whole handle');
     const show = await h.run(['show', '--', id]);
     assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, new RegExp(`^task +${id}$`, 'm'));
     assert.match(show.stdout, /phase\s+terminal/);
     assert.match(show.stdout, /working\s+Computing slow_compute/);
     assert.match(show.stdout, /completed/);
