@@ -18,9 +18,11 @@ export interface Faults {
   rateLimit: boolean;
   slowGetMs?: number;
   hostileText: boolean;
+  /** Every task id begins with "-", as one in 64 base64url ids from other servers does. */
+  dashTaskIds: boolean;
 }
 
-export const NO_FAULTS: Faults = { dropCreateResponse: false, rateLimit: false, hostileText: false };
+export const NO_FAULTS: Faults = { dropCreateResponse: false, rateLimit: false, hostileText: false, dashTaskIds: false };
 
 /** Parse `--fault` values; throws a message naming the bad one. */
 export function parseFaults(values: string[]): Faults {
@@ -38,8 +40,9 @@ export function parseFaults(values: string[]): Faults {
       case 'rate-limit': f.rateLimit = true; break;
       case 'slow-get': f.slowGetMs = ms(); break;
       case 'hostile-text': f.hostileText = true; break;
+      case 'dash-task-ids': f.dashTaskIds = true; break;
       default:
-        throw new Error(`unknown fault "${v}"; known: drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text`);
+        throw new Error(`unknown fault "${v}"; known: drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, dash-task-ids`);
     }
   }
   return f;
@@ -68,6 +71,7 @@ export class TaskEngine {
     // draws are redrawn (1 in 64; the ids keep over 191 bits).
     for (;;) {
       const id = randomBytes(24).toString('base64url');
+      if (this.faults.dashTaskIds) return `-${id.slice(1)}`;
       if (!id.startsWith('-')) return id;
     }
   }

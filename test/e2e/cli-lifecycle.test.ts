@@ -143,6 +143,37 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     assert.match(r.stderr, /unknown or expired taskId/);
   });
 
+  test('a server whose task ids begin with "-": hints, list, watch and get still work', async () => {
+    const dashed = await startDemo({ faults: ['dash-task-ids'] });
+    try {
+      const h = newHome();
+      await addHttpServer(h, 'dash', dashed.url);
+      const d = await h.run(['call', 'dash', 'slow_compute', 'seconds=2', '--detach', '--label', 'job=dashed']);
+      assert.equal(d.code, 0, d.stderr);
+      const [rec] = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ taskId: string }>;
+      assert.ok(rec!.taskId.startsWith('-'), rec!.taskId);
+      // Every command printed for a person can be typed as shown: no ref begins with "-".
+      const hints = [...d.stdout.matchAll(/mcp-tasks (?:show|watch|get|cancel) ([^\s)]+)/g)].map((m) => m[1]!);
+      assert.equal(hints.length, 4, d.stdout);
+      for (const ref of hints) assert.ok(!ref.startsWith('-') && ref.length >= 6, `hint ${ref}`);
+      const list = await h.run(['list']);
+      assert.match(list.stdout, new RegExp(`^${hints[0]}\\s+working\\s+dash\\s+slow_compute`, 'm'));
+
+      const w = await h.run(['watch', hints[1]!]);
+      assert.equal(w.code, 0, w.stderr);
+      assert.match(w.stdout, /slow_compute on dash: completed/);
+      // The whole id works after "--", and as a bare argument gets the usage error that says so.
+      const bare = await h.run(['get', rec!.taskId]);
+      assert.equal(bare.code, 1);
+      assert.match(bare.stderr, /begins with "-" and was read as an option/);
+      const g = await h.run(['--json', 'get', '--', rec!.taskId]);
+      assert.equal(g.code, 0, g.stderr);
+      assert.equal(parseJsonDoc(g.stdout).status, 'completed');
+    } finally {
+      await dashed.stop();
+    }
+  });
+
   test('a handle is only sent to the server it was created on', async () => {
     const other = await startDemo();
     try {

@@ -53,12 +53,13 @@ test('text styles: plain is the identity, hostile wraps in escapes and a 5,000-c
 
 test('parseFaults: every documented fault, repeatable', () => {
   assert.deepEqual(parseFaults([]), NO_FAULTS);
-  assert.deepEqual(parseFaults(['drop-create-response', 'ttl=5000', 'rate-limit', 'slow-get=250', 'hostile-text']), {
+  assert.deepEqual(parseFaults(['drop-create-response', 'ttl=5000', 'rate-limit', 'slow-get=250', 'hostile-text', 'dash-task-ids']), {
     dropCreateResponse: true,
     ttlMs: 5000,
     rateLimit: true,
     slowGetMs: 250,
     hostileText: true,
+    dashTaskIds: true,
   });
   assert.equal(parseFaults(['ttl=0']).ttlMs, 0);
   assert.equal(parseFaults(['ttl=1', 'ttl=2']).ttlMs, 2, 'the last value wins');
