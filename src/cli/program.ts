@@ -120,7 +120,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       .option('--save', 'with --server: add the task to the vault')
       .option('--rebind', "send the handle even though the named server's URL or command changed");
 
-  const refHelp = '\n<ref>: a taskId, a unique prefix (6+ characters) of a vaulted taskId, a label value, or - to read a taskId from stdin.';
+  const refHelp = '\n<ref>: a taskId, a unique prefix (6+ characters) of a vaulted taskId, a label value, or - to read a taskId from stdin.\nA ref that begins with "-" goes after "--": get -- -AbC…';
   withTargetOptions(program.command('get <ref>'))
     .description('one tasks/get: print the state, and the result or error when terminal')
     .addHelpText('after', refHelp)
