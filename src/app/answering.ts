@@ -103,7 +103,12 @@ export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vau
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
   const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered, src);
   for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
-  for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before\n`);
+  for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice\n`);
+  if (plan.alreadyAnswered.length > 0 && Object.keys(plan.send).length === 0 && plan.unanswered.length === 0) {
+    // Either the server has not taken the answer in yet, or it asks again for a key it was given
+    // (keys are unique for a task's lifetime): waiting tells which; a second answer would not.
+    ctx.stderr.write(`the server still lists only keys answered before: it may still be taking the answer in. If it stays like this, the server did not accept it: cancel the task or check the server.\n`);
+  }
   const keys = Object.keys(plan.send);
   if (keys.length === 0) return { ...plan, sent: [] };
   await updateTask(conn, target.taskId, plan.send);

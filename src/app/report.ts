@@ -6,7 +6,7 @@ import { jsonLine, makeStyle, renderInputRequests, renderTask, taskJson } from '
 import { exitCodeForEnd, type WatchEnd } from '../tasks/outcome.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskTarget } from './task-target.js';
-import { typeableRef } from '../vault/vault-record.js';
+import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
@@ -55,7 +55,7 @@ export function reportEnd(ctx: Context, target: TaskTarget, end: WatchEnd, opts:
       break;
     case 'lost':
       err(`mcp-tasks: task lost: ${end.reason}. Its outcome was not observed; do not assume it succeeded.`);
-      err(`  next: check the server's own records for the effect of ${target.record.operation.name} before resubmitting.`);
+      err(`  next: check the server's own records for the effect of ${target.record.operation.name === UNKNOWN_OPERATION ? 'this task' : target.record.operation.name} before resubmitting.`);
       break;
     case 'unreachable':
       err(`mcp-tasks: server "${target.entry.name}" unreachable: ${end.reason}. The handle is kept.`);

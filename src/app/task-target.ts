@@ -7,7 +7,7 @@ import { CliError } from '../errors.js';
 import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
 import { Vault } from '../vault/vault.js';
-import type { VaultRecord } from '../vault/vault-record.js';
+import { UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
 
 export interface TaskTarget {
   record: VaultRecord;
@@ -114,7 +114,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   }
   const entry = servers.get(opts.server);
   const now = new Date(ctx.now()).toISOString();
-  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: '(unknown operation)', arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${Date.now().toString(36)}`, now, ctx.env);
+  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: UNKNOWN_OPERATION, arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${Date.now().toString(36)}`, now, ctx.env);
   record.taskId = ref;
   record.phase = 'active';
   if (opts.save) vault.put(record);

@@ -49,7 +49,7 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
   }
 
   const { default: ora } = await import('ora');
-  const spinner = ora({ stream: process.stderr, color: ctx.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start(`${label}: starting`);
+  const spinner = ora({ stream: process.stderr, color: ctx.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start(`${label}: asking the server`);
   let text = `${label}: waiting`;
   let extra = '';
   const paint = () => {

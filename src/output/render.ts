@@ -3,7 +3,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { TaskStatus } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
-import type { VaultRecord } from '../vault/vault-record.js';
+import { UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
 import { safeJson, sanitize } from './sanitize.js';
 
 export interface Style {
@@ -19,7 +19,12 @@ export interface TaskJson {
   /** null for a submission that never received a handle (in doubt). */
   taskId: string | null;
   server: string;
-  status: TaskStatus | 'unknown';
+  /** The vault phase instead when it says more: a lost or in-doubt task is not "working". */
+  status: TaskStatus | 'unknown' | 'lost' | 'in-doubt';
+  /** For lost and in-doubt tasks: the last status the server reported, if any. */
+  lastStatus?: TaskStatus;
+  /** Why a task is lost or in doubt, in words. */
+  reason?: string;
   statusMessage?: string;
   createdAt?: string;
   lastUpdatedAt?: string;
@@ -28,7 +33,8 @@ export interface TaskJson {
   inputRequests?: Record<string, unknown>;
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
-  operation: { method: string; name: string; arguments: Record<string, unknown> };
+  /** null for a task inspected by taskId that this vault did not submit: its operation is unknown. */
+  operation: { method: string; name: string; arguments: Record<string, unknown> } | null;
   labels: Record<string, string>;
   /** Vault phase when it says more than status: lost, in-doubt. */
   phase?: string;
@@ -40,20 +46,28 @@ export function taskJson(rec: VaultRecord, snapshot?: TaskSnapshot): TaskJson {
     taskId: rec.taskId ?? s?.taskId ?? null,
     server: rec.server.name,
     status: s?.status ?? 'unknown',
-    operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments },
+    operation: rec.operation.name === UNKNOWN_OPERATION ? null : { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments },
     labels: rec.labels,
   };
+  const gone = rec.phase === 'lost' || rec.phase === 'in-doubt';
   if (s) {
-    if (s.statusMessage !== undefined) out.statusMessage = s.statusMessage;
+    // A lost task's last message and pending requests are history, not its state.
+    if (s.statusMessage !== undefined && !gone) out.statusMessage = s.statusMessage;
     out.createdAt = s.createdAt;
     out.lastUpdatedAt = s.lastUpdatedAt;
     out.ttlMs = s.ttlMs;
     if (s.pollIntervalMs !== undefined) out.pollIntervalMs = s.pollIntervalMs;
-    if (s.inputRequests) out.inputRequests = s.inputRequests;
+    if (s.inputRequests && !gone) out.inputRequests = s.inputRequests;
     if (s.result) out.result = s.result;
     if (s.error) out.error = s.error;
   }
-  if (rec.phase === 'lost' || rec.phase === 'in-doubt') out.phase = rec.phase;
+  if (gone) {
+    // A script reading `status` must not see "working" for a task the server no longer knows.
+    if (s?.status) out.lastStatus = s.status;
+    out.status = rec.phase as 'lost' | 'in-doubt';
+    out.phase = rec.phase;
+    if (rec.reason) out.reason = rec.reason;
+  }
   return out;
 }
 
@@ -122,13 +136,16 @@ export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: St
   const status = rec.phase === 'lost' || rec.phase === 'in-doubt' ? rec.phase : (s?.status ?? 'unknown');
   const toolErr = s?.status === 'completed' && s.result?.isError === true;
   lines.push(`${c.bold(rec.operation.name)} on ${c.bold(rec.server.name)}: ${statusWord(status, st, toolErr)}`);
-  if (s?.statusMessage) lines.push(`  ${sanitize(s.statusMessage, { singleLine: true, maxLength: 300 })}`);
-  if (rec.reason && (rec.phase === 'lost' || rec.phase === 'in-doubt')) lines.push(`  ${rec.reason}`);
+  const gone = rec.phase === 'lost' || rec.phase === 'in-doubt';
+  // A lost task's last message and pending requests are history (`show` lists them), not its state.
+  if (s?.statusMessage && !gone) lines.push(`  ${sanitize(s.statusMessage, { singleLine: true, maxLength: 300 })}`);
+  if (rec.reason && gone) lines.push(`  ${rec.reason}`);
+  if (gone && s?.status) lines.push(c.gray(`  last reported status: ${s.status}`));
   // A shortened id: this output ends up in terminals' scrollback and CI logs, and the whole
   // bearer handle is in the vault (`show`, `--json`) for whoever needs it.
   if (rec.taskId) lines.push(c.gray(`  task ${shortTaskId(rec.taskId)}`));
   if (s) lines.push(c.gray(`  created ${s.createdAt}, updated ${s.lastUpdatedAt}${s.ttlMs !== null ? `, ttl ${Math.round(s.ttlMs / 1000)} s` : ''}`));
-  if (s?.status === 'input_required' && s.inputRequests) {
+  if (s?.status === 'input_required' && s.inputRequests && !gone) {
     lines.push(`  waiting for input: ${Object.keys(s.inputRequests).map((k) => sanitize(k, { singleLine: true, maxLength: 80 })).join(', ')}`);
   }
   if (s?.status === 'completed' && s.result) {

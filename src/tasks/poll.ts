@@ -119,6 +119,10 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         const verdict = await opts.onInputRequired(snapshot);
         if (verdict === 'stop') return { kind: 'needs-input', snapshot };
       }
+    } else {
+      // Once the task moves on, a later request for the same keys is a new round: the handler
+      // gets to say so (it never answers a key twice) instead of the watch going quiet.
+      answeredRounds.clear();
     }
     waitMs = pollDelay(snapshot, opts.defaultIntervalMs);
   }

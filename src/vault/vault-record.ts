@@ -60,6 +60,9 @@ export interface VaultRecord {
   updatedAt: string;
 }
 
+/** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
+export const UNKNOWN_OPERATION = '(unknown operation)';
+
 /**
  * A short ref a person can type for this record: a taskId prefix, or, when the taskId begins
  * with "-" (base64url) and would read as an option, or there is none, an operation id prefix.

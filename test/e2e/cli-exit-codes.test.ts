@@ -118,6 +118,25 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
       assert.equal(again?.phase, 'lost');
       const get = await h.run(['get', 'short']);
       assert.equal(get.code, 6, get.stderr);
+      // The stale status message is history, not state; the last reported status is named as such.
+      assert.match(get.stdout, /slow_compute on web: lost\n  the server no longer knows this task/);
+      assert.doesNotMatch(get.stdout, /Computing slow_compute/);
+      assert.match(get.stdout, /last reported status: working/);
+      // In JSON a script reading `status` sees "lost", never the last "working".
+      const json = await h.run(['--json', 'get', 'short']);
+      assert.equal(json.code, 6);
+      const doc = parseJsonDoc(json.stdout);
+      assert.equal(doc.status, 'lost');
+      assert.equal(doc.lastStatus, 'working');
+      assert.equal(doc.phase, 'lost');
+      assert.match(doc.reason, /no longer knows this task/);
+      assert.equal(doc.statusMessage, undefined);
+      assert.deepEqual(doc.operation, { method: 'tools/call', name: 'slow_compute', arguments: { seconds: 5 } });
+      // A taskId inspected without the vault: its operation is unknown, and says so (null).
+      const adhoc = await h.run(['--json', 'get', '--server', 'web', '--', 'not-a-task-id-at-all']);
+      assert.equal(adhoc.code, 6);
+      assert.equal(parseJsonDoc(adhoc.stdout).operation, null);
+      assert.equal(parseJsonDoc(adhoc.stdout).status, 'lost');
     } finally {
       await short.stop();
     }

@@ -170,4 +170,21 @@ test('input_required: without a handler ends needs-input (5); with one, each key
   });
   assert.equal(end2.kind, 'terminal');
   assert.deepEqual(rounds, [['a', 'b'], ['b']]);
+
+  // A server that moves on and then lists the same key again: the handler hears of it once per
+  // return (so it can say the key was answered before), not once per poll.
+  const again = script([ir(['a']), ir(['a']), snap('working'), ir(['a']), ir(['a']), snap('completed', { result: { content: [] } })]);
+  const seen: number[] = [];
+  const end3 = await pollUntil({
+    taskId: 't1',
+    get: (id) => again.get(id, clock),
+    now: clock.now,
+    sleep: clock.sleep,
+    onInputRequired: async () => {
+      seen.push(again.calls.length);
+      return 'answered';
+    },
+  });
+  assert.equal(end3.kind, 'terminal');
+  assert.deepEqual(seen, [1, 4]);
 });
