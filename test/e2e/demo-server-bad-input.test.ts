@@ -193,7 +193,7 @@ describe('demo-server bad input', { concurrency: true }, () => {
     const big = JSON.stringify(request('tools/call', { name: 'greet', arguments: { name: 'x'.repeat(5 * 1024 * 1024) } }));
     assert.equal((await demo.rawPost(big, { ...baseHeaders('tools/call'), 'mcp-name': 'greet' })).status, 413);
     for (let i = 0; i < 5; i++) {
-      const r = ok(await callTool(demo, 'greet', { name: `next ${i}` }, { timeoutMs: 2000 }), `greet ${i} after a 413`);
+      const r = ok(await callTool(demo, 'greet', { name: `next ${i}` }, { timeoutMs: 15_000 }), `greet ${i} after a 413`);
       assert.equal(r.content[0].text, `Hello, next ${i}!`);
     }
   });
@@ -225,7 +225,7 @@ describe('demo-server bad input', { concurrency: true }, () => {
       }),
 
       t.test('a store path under /proc exits instead of hanging', async (t) => {
-        assertCleanFailure(await runCli(['demo-server', '--http', '0', '--store', '/proc/x/tasks.json'], { t, timeoutMs: 2000 }), /task store/);
+        assertCleanFailure(await runCli(['demo-server', '--http', '0', '--store', '/proc/x/tasks.json'], { t, timeoutMs: 20_000 }), /task store/);
       }),
 
       t.test('a corrupt store file: refused, bytes unchanged', async (t) => {
