@@ -26,8 +26,20 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
     if (err.code === ErrorCode.UnsupportedProtocolVersion) {
       return new CliError('protocol', `the server no longer accepts the protocol version mcp-tasks used${on}: ${msg}`, `It changed since it was last checked: \`mcp-tasks server check ${server ?? '<name>'}\` refreshes what is known about it.`, ExitCode.Unreachable);
     }
-    if (err.code === ErrorCode.InvalidParams) return new CliError('invalid-input', `the server rejected the request${on}: ${msg}`, 'Check the arguments against `mcp-tasks tools <server>`.');
+    if (err.method === 'tasks/update' && err.code === ErrorCode.InvalidParams) {
+      // Unknown task, a task no longer waiting, or responses it does not accept: the answer was not taken.
+      return new CliError('invalid-input', `the server refused the answer${on}: ${msg}`, 'Nothing was recorded as answered. `mcp-tasks get <ref>` shows what the task is waiting for now.');
+    }
+    if (err.isUnknownTask) {
+      return new CliError('lost', `the server no longer knows this task${on}: ${msg}`, "Its outcome was not observed; check the server's own records before resubmitting.");
+    }
     if (err.code === ErrorCode.MethodNotFound) return new CliError('protocol', `the server does not support ${err.method ?? 'this method'}${on}: ${msg}`, 'Check `mcp-tasks server check` for what it supports.');
+    if (err.method?.startsWith('tasks/')) {
+      // An error about a request on the task is not the task failing: its state was not observed.
+      return new CliError('protocol', `the server answered ${err.method} with error ${err.code}${on}: ${msg}; the task's state was not observed, and its handle is kept`, 'Try again later (`mcp-tasks get <ref>`); if it persists, report it to the server\'s operator.');
+    }
+    if (err.code === ErrorCode.InvalidParams) return new CliError('invalid-input', `the server rejected the request${on}: ${msg}`, 'Check the arguments against `mcp-tasks tools <server>`.');
+    // The call itself was answered with a JSON-RPC error: the operation failed, and no task exists.
     return new CliError('protocol', `the server answered with error ${err.code}${on}: ${msg}`, 'Retry later, or contact the server operator.', ExitCode.TaskFailed);
   }
   return undefined;

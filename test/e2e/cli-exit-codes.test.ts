@@ -3,7 +3,7 @@
 // refuses credentials, a damaged vault, --timeout and Ctrl-C.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addHttpServer, filesUnder, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
@@ -187,6 +187,59 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     assert.ok(r.ms < 15_000, `watch took ${r.ms} ms to give up with MCP_TASKS_RETRY=2,50`);
     const list = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ phase: string }>;
     assert.equal(list[0]?.phase, 'active');
+  });
+
+  test('7, not 2: a JSON-RPC error on tasks/get is not a failed task; the handle is kept', async () => {
+    // A real proxy in front of the demo server that, while `refusing`, answers tasks/get with an
+    // error a server we did not write might send (e.g. a header it does not accept).
+    let refusing = false;
+    const server: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (refusing && req.headers['mcp-method'] === 'tasks/get') {
+          const { id } = JSON.parse(body.toString('utf8')) as { id: unknown };
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'simulated refusal of this request' } }));
+          return;
+        }
+        const target = new URL(demo.url);
+        const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        });
+        up.on('error', () => res.destroy());
+        up.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const h = newHome();
+      await addHttpServer(h, 'picky', `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`);
+      const started = await h.run(['call', 'picky', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=picky']);
+      assert.equal(started.code, 0, started.stderr);
+      refusing = true;
+      for (const args of [['get', 'picky'], ['watch', 'picky']]) {
+        const r = await h.run(args);
+        assert.equal(r.code, 7, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, /answered tasks\/get with error -32001.*simulated refusal.*the task's state was not observed, and its handle is kept/);
+        assert.doesNotMatch(r.stdout, /failed/);
+      }
+      const json = await h.run(['--json', 'get', 'picky']);
+      assert.equal(json.code, 7);
+      assert.equal(parseJsonDoc(json.stdout).error.kind, 'protocol');
+      const [rec] = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ status: string; phase: string }>;
+      assert.deepEqual([rec?.status, rec?.phase], ['working', 'active'], 'the record is unchanged');
+      // Once the server answers again, the same handle works.
+      refusing = false;
+      const again = await h.run(['get', 'picky']);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /slow_compute on picky: working/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   test('8: a server that refuses the bearer token (HTTP 401)', async () => {
