@@ -11,6 +11,8 @@ import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
 import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
 import type { TaskTarget } from './task-target.js';
+import { refFor } from './report.js';
+import { sanitize } from '../output/sanitize.js';
 
 export interface FollowOptions {
   timeoutMs?: number;
@@ -87,6 +89,15 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
             onInputRequired: async (s: TaskSnapshot) => {
               progress.stop();
               return opts.onInputRequired!(s);
+            },
+            onInputStuck: (s: TaskSnapshot, forMs: number) => {
+              const keys = Object.keys(s.inputRequests ?? {}).map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
+              const text =
+                `the server still lists ${keys} ${Math.round(forMs / 1000)} s after it was handled; mcp-tasks never answers a key twice. ` +
+                `If it stays like this, the server did not take the answer: \`mcp-tasks cancel ${refFor(target)}\` stops the task.`;
+              // Also with --json (progress is silent there): a CI log should say why nothing moves.
+              if (ctx.json) ctx.stderr.write(`mcp-tasks: ${text}\n`);
+              else progress.note(text);
             },
           }
         : {}),

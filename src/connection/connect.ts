@@ -245,6 +245,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     opts.debug?.(`→ ${method}`);
     const ac = new AbortController();
     let response: Record<string, unknown>;
+    // Removed when the request settles: a watch sends thousands of requests under one signal.
+    let onAbort: (() => void) | undefined;
     try {
       response = await new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -254,17 +256,14 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
           reject(new TransportError(`no answer to ${method} within ${Math.round(requestTimeout / 1000)} s`));
         }, requestTimeout);
         pending.set(id, { resolve, reject, timer });
-        ro.signal?.addEventListener(
-          'abort',
-          () => {
-            if (!pending.delete(id)) return;
-            clearTimeout(timer);
-            abandoned.add(id);
-            ac.abort();
-            reject(new TransportError(`${method} interrupted`));
-          },
-          { once: true },
-        );
+        onAbort = () => {
+          if (!pending.delete(id)) return;
+          clearTimeout(timer);
+          abandoned.add(id);
+          ac.abort();
+          reject(new TransportError(`${method} interrupted`));
+        };
+        ro.signal?.addEventListener('abort', onAbort, { once: true });
         t.send(message as never, { requestSignal: ac.signal } as never).catch((e: unknown) => {
           if (!pending.delete(id)) return;
           clearTimeout(timer);
@@ -273,6 +272,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       });
     } catch (err) {
       throw normalizeError(err, method, sdk);
+    } finally {
+      if (onAbort) ro.signal?.removeEventListener('abort', onAbort);
     }
     const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
     opts.debug?.(`← ${method} ${error ? `error ${String(error.code)}` : 'ok'} in ${Date.now() - sentAt} ms`);

@@ -43,7 +43,16 @@ export interface PollOptions {
    * or 'stop' to end with needs-input. Without it, input_required ends the watch.
    */
   onInputRequired?: (snapshot: TaskSnapshot) => Promise<'answered' | 'stop'>;
+  /**
+   * Called once when the server keeps listing a set of keys already handled for longer than
+   * `inputStuckAfterMs`: the answer may not have been taken, and nobody should wait in silence.
+   */
+  onInputStuck?: (snapshot: TaskSnapshot, forMs: number) => void;
+  /** Default 15 s. */
+  inputStuckAfterMs?: number;
 }
+
+export const DEFAULT_INPUT_STUCK_AFTER_MS = 15_000;
 
 /** The interval the server asked for, clamped to sane bounds. */
 export function pollDelay(snapshot: TaskSnapshot | undefined, defaultMs = DEFAULT_POLL_INTERVAL_MS): number {
@@ -64,6 +73,9 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
   // First wait: a fresh handle (or a cached record) says how soon the server wants to be asked.
   let waitMs = last ? pollDelay(last, opts.defaultIntervalMs) : 0;
   const answeredRounds = new Set<string>();
+  /** When the current, already handled, key set was handled; and whether onInputStuck was called. */
+  let handledAt: number | undefined;
+  let stuckReported = false;
 
   for (;;) {
     if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
@@ -118,6 +130,11 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         answeredRounds.add(round);
         const verdict = await opts.onInputRequired(snapshot);
         if (verdict === 'stop') return { kind: 'needs-input', snapshot };
+        handledAt = opts.now();
+        stuckReported = false;
+      } else if (handledAt !== undefined && !stuckReported && opts.now() - handledAt >= (opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS)) {
+        stuckReported = true;
+        opts.onInputStuck?.(snapshot, opts.now() - handledAt);
       }
     } else {
       // Once the task moves on, a later request for the same keys is a new round: the handler

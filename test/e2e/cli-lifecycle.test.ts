@@ -143,6 +143,17 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     assert.match(r.stderr, /unknown or expired taskId/);
   });
 
+  test('a long watch leaks nothing per request: no Node warnings after many polls', async () => {
+    const h = newHome();
+    await addHttpServer(h, 'web', demo.url);
+    await h.ok(['call', 'web', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=long']);
+    const w = await h.run(['-v', 'watch', 'long', '--timeout', '7s']);
+    assert.equal(w.code, 124, w.stderr);
+    const polls = w.stderr.split('\n').filter((l) => l.includes('→ tasks/get')).length;
+    assert.ok(polls >= 11, `only ${polls} polls: the check needs more than 10 requests on one signal`);
+    assert.doesNotMatch(w.stderr, /Warning|MaxListeners/);
+  });
+
   test('a server whose task ids begin with "-": hints, list, watch and get still work', async () => {
     const dashed = await startDemo({ faults: ['dash-task-ids'] });
     try {

@@ -188,3 +188,27 @@ test('input_required: without a handler ends needs-input (5); with one, each key
   assert.equal(end3.kind, 'terminal');
   assert.deepEqual(seen, [1, 4]);
 });
+
+test('a server that keeps listing a handled key: onInputStuck is called once, after inputStuckAfterMs', async () => {
+  const clock = fakeClock();
+  const ir = snap('input_required', { pollIntervalMs: 1000, inputRequests: { a: { method: 'elicitation/create', params: {} } } });
+  const s = script([ir]);
+  const stuck: number[] = [];
+  let handled = 0;
+  const end = await pollUntil({
+    taskId: 't1',
+    get: (id) => s.get(id, clock),
+    now: clock.now,
+    sleep: clock.sleep,
+    timeoutMs: 60_000,
+    inputStuckAfterMs: 10_000,
+    onInputRequired: async () => {
+      handled++;
+      return 'answered';
+    },
+    onInputStuck: (_s, forMs) => stuck.push(forMs),
+  });
+  assert.equal(end.kind, 'timeout', 'it keeps waiting: the server may still take the answer in');
+  assert.equal(handled, 1, 'the key is handled once, never answered again');
+  assert.deepEqual(stuck, [10_000]);
+});
