@@ -194,12 +194,14 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
 
   const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? (era === 'modern' ? MODERN_PROTOCOL_VERSION : 'unknown');
-  const serverVersion = client.getServerVersion();
-  const serverInfo = serverVersion ? { name: serverVersion.name, version: serverVersion.version } : undefined;
   const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown>; tasks?: unknown } | undefined;
   const legacyTasksAdvertised = Boolean(caps?.tasks);
   const tasksAdvertised = Boolean(caps?.extensions && Object.prototype.hasOwnProperty.call(caps.extensions, TASKS_EXTENSION_ID));
   const discover = era === 'modern' ? (client.getDiscoverResult() as Record<string, unknown> | undefined) : undefined;
+  // 2026-07-28 puts serverInfo in the discover result's _meta (where the SDK reads it); some servers
+  // still send it as a top-level field. It only names the server for people, so accept either.
+  const serverVersion = client.getServerVersion() ?? implementationOf(discover?.serverInfo);
+  const serverInfo = serverVersion ? { name: serverVersion.name, version: serverVersion.version } : undefined;
 
   // Raw requests: our own string ids, answered before the SDK's dispatcher sees them.
   const t = client.transport!;
@@ -321,4 +323,9 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       } catch { /* already gone */ }
     },
   };
+}
+
+function implementationOf(value: unknown): { name: string; version: string } | undefined {
+  const v = value as { name?: unknown; version?: unknown } | undefined;
+  return v && typeof v.name === 'string' && typeof v.version === 'string' ? { name: v.name, version: v.version } : undefined;
 }
