@@ -147,7 +147,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     const h = newHome();
     await addHttpServer(h, 'web', demo.url);
     await h.ok(['call', 'web', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=long']);
-    const w = await h.run(['-v', 'watch', 'long', '--timeout', '7s']);
+    const w = await h.run(['-v', 'watch', 'long', '--timeout', '10s']);
     assert.equal(w.code, 124, w.stderr);
     const polls = w.stderr.split('\n').filter((l) => l.includes('→ tasks/get')).length;
     assert.ok(polls >= 11, `only ${polls} polls: the check needs more than 10 requests on one signal`);
