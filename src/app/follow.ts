@@ -97,7 +97,7 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
                 `If it stays like this, the server did not take the answer: \`mcp-tasks cancel ${refFor(target)}\` stops the task.`;
               // Also with --json (progress is silent there): a CI log should say why nothing moves.
               if (ctx.json) ctx.stderr.write(`mcp-tasks: ${text}\n`);
-              else progress.note(text);
+              else progress.say(text);
             },
           }
         : {}),

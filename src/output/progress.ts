@@ -7,7 +7,10 @@ import { makeStyle, statusWord } from './render.js';
 
 export interface Progress {
   update(s: TaskSnapshot): void;
+  /** A transient remark on the spinner line (cleared by the next update); a line of its own without a spinner. */
   note(text: string): void;
+  /** A line that stays: printed above the spinner, which carries on below it. */
+  say(text: string): void;
   /** Stop the spinner before other output (prompts, the final state); the next update restarts it. */
   stop(): void;
 }
@@ -31,7 +34,7 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
     return `${head} · ${msg.length > room ? `${msg.slice(0, room - 1)}…` : msg}`;
   };
 
-  if (ctx.json) return { update() {}, note() {}, stop() {} };
+  if (ctx.json) return { update() {}, note() {}, say() {}, stop() {} };
 
   if (!spinning) {
     let lastLine = '';
@@ -42,6 +45,9 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
         lastLine = line;
       },
       note(text) {
+        ctx.stderr.write(`${text}\n`);
+      },
+      say(text) {
         ctx.stderr.write(`${text}\n`);
       },
       stop() {},
@@ -71,6 +77,11 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
     note(t) {
       extra = t;
       paint();
+    },
+    say(t) {
+      spinner.clear();
+      ctx.stderr.write(`${t}\n`);
+      if (tick) paint();
     },
     stop() {
       if (tick) clearInterval(tick);
