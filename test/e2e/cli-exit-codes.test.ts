@@ -3,10 +3,11 @@
 // refuses credentials, a damaged vault, --timeout and Ctrl-C.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addHttpServer, filesUnder, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
+import { rpcErrorReply, startProxy } from '../helpers/proxy.js';
 
 const refOf = (stdout: string) => parseJsonDoc(stdout).taskId as string;
 
@@ -193,30 +194,12 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     // A real proxy in front of the demo server that, while `refusing`, answers tasks/get with an
     // error a server we did not write might send (e.g. a header it does not accept).
     let refusing = false;
-    const server: Server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (refusing && req.headers['mcp-method'] === 'tasks/get') {
-          const { id } = JSON.parse(body.toString('utf8')) as { id: unknown };
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'simulated refusal of this request' } }));
-          return;
-        }
-        const target = new URL(demo.url);
-        const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        });
-        up.on('error', () => res.destroy());
-        up.end(body);
-      });
+    const proxy = await startProxy(demo.url, {
+      answer: (req) => (refusing && req.headers['mcp-method'] === 'tasks/get' ? rpcErrorReply(req.body, -32001, 'simulated refusal of this request') : undefined),
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const h = newHome();
-      await addHttpServer(h, 'picky', `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`);
+      await addHttpServer(h, 'picky', proxy.url);
       const started = await h.run(['call', 'picky', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=picky']);
       assert.equal(started.code, 0, started.stderr);
       refusing = true;
@@ -237,8 +220,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /slow_compute on picky: working/);
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await proxy.close();
     }
   });
 

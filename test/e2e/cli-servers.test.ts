@@ -4,9 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { addHttpServer, BIN, filesUnder, newHome, parseJsonDoc, startDemo, tempDir, type CliResult, type DemoServer, type Home } from '../helpers/cli.js';
+import { startProxy } from '../helpers/proxy.js';
 
 const secret = (name: string) => `${name}-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
 
@@ -223,40 +223,26 @@ describe('named servers', { concurrency: 4 }, () => {
 
   test('a server that sends serverInfo as a top-level discover field (not in _meta) is still named', async () => {
     // A real proxy that rewrites the demo server's discover result the way some servers send it.
-    const target = new URL(demo.url);
-    const proxy: Server = createServer((req, res) => {
-      const rewrite = req.headers['mcp-method'] === 'server/discover';
-      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
-        if (!rewrite) {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => {
-          const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          const meta = msg.result._meta;
-          msg.result.serverInfo = meta['io.modelcontextprotocol/serverInfo'];
-          delete meta['io.modelcontextprotocol/serverInfo'];
-          res.writeHead(r.statusCode ?? 200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(msg));
-        });
-      });
-      up.on('error', () => res.destroy());
-      req.pipe(up);
+    const proxy = await startProxy(demo.url, {
+      rewrite: (req) =>
+        req.headers['mcp-method'] === 'server/discover'
+          ? (body) => {
+              const msg = JSON.parse(body);
+              msg.result.serverInfo = msg.result._meta['io.modelcontextprotocol/serverInfo'];
+              delete msg.result._meta['io.modelcontextprotocol/serverInfo'];
+              return JSON.stringify(msg);
+            }
+          : undefined,
     });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     try {
       const h = newHome();
-      await addHttpServer(h, 'moved', `http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp`);
+      await addHttpServer(h, 'moved', proxy.url);
       const r = await h.run(['--json', 'server', 'check', 'moved']);
       assert.equal(r.code, 0, r.stderr);
       const doc = parseJsonDoc(r.stdout);
       assert.deepEqual([doc.protocolVersion, doc.tasksExtension, doc.serverInfo?.name], ['2026-07-28', true, 'mcp-tasks-demo']);
     } finally {
-      proxy.closeAllConnections();
-      await new Promise<void>((r) => proxy.close(() => r()));
+      await proxy.close();
     }
   });
 

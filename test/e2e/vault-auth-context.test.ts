@@ -3,42 +3,22 @@
 // token is never in any file in clear, and export bundles never carry it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { filesUnder, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
+import { startProxy, type Proxy } from '../helpers/proxy.js';
 
 const TOKEN = `tok-${Math.random().toString(36).slice(2)}-${Date.now()}`;
 
 /** A real authenticating gateway: 401 unless `Authorization: Bearer TOKEN`, else proxied to the demo server. */
-function startGateway(target: URL): Promise<{ url: string; close(): Promise<void>; refused: () => number }> {
+async function startGateway(target: URL): Promise<Proxy & { refused: () => number }> {
   let refused = 0;
-  const server: Server = createServer((req, res) => {
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+  const proxy = await startProxy(target.href, {
+    answer: (req) => {
+      if (req.headers.authorization === `Bearer ${TOKEN}`) return undefined;
       refused++;
-      req.resume();
-      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
-      res.end(JSON.stringify({ error: 'unauthorized' }));
-      return;
-    }
-    const upstream = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+      return { status: 401, headers: { 'www-authenticate': 'Bearer' }, body: JSON.stringify({ error: 'unauthorized' }) };
+    },
   });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address() as { port: number };
-      resolve({
-        url: `http://127.0.0.1:${addr.port}/mcp`,
-        refused: () => refused,
-        close: () => new Promise<void>((r) => {
-          server.closeAllConnections();
-          server.close(() => r());
-        }),
-      });
-    });
-  });
+  return { ...proxy, refused: () => refused };
 }
 
 describe('auth context in the vault', () => {

@@ -1,0 +1,75 @@
+// A real HTTP proxy in front of the demo server, for servers we cannot get otherwise: one that
+// refuses credentials, answers some requests with its own errors, or words a result differently.
+// Everything it does not take over is forwarded as is (SSE streams included).
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
+
+export interface ProxiedRequest {
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface ProxyReply {
+  status: number;
+  headers?: OutgoingHttpHeaders;
+  body: string;
+}
+
+export interface ProxyHooks {
+  /** Answer this request here instead of forwarding it. */
+  answer?: (req: ProxiedRequest) => ProxyReply | undefined;
+  /** Rewrite the upstream answer to this request (buffered; for JSON answers). */
+  rewrite?: (req: ProxiedRequest) => ((body: string) => string) | undefined;
+}
+
+export interface Proxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Promise<Proxy> {
+  const target = new URL(targetUrl);
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const seen: ProxiedRequest = { headers: req.headers, body: Buffer.concat(chunks) };
+      const own = hooks.answer?.(seen);
+      if (own) {
+        res.writeHead(own.status, { 'content-type': 'application/json', ...own.headers });
+        res.end(own.body);
+        return;
+      }
+      const rewrite = hooks.rewrite?.(seen);
+      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
+        if (!rewrite) {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+          return;
+        }
+        const body: Buffer[] = [];
+        r.on('data', (c: Buffer) => body.push(c));
+        r.on('end', () => {
+          res.writeHead(r.statusCode ?? 502, { 'content-type': r.headers['content-type'] ?? 'application/json' });
+          res.end(rewrite(Buffer.concat(body).toString('utf8')));
+        });
+      });
+      up.on('error', () => res.destroy());
+      up.end(seen.body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A JSON-RPC error answer to the request in `body` (same id). */
+export function rpcErrorReply(body: Buffer, code: number, message: string): ProxyReply {
+  const { id } = JSON.parse(body.toString('utf8')) as { id: unknown };
+  return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) };
+}
