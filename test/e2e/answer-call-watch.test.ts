@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { answersFile, accept, allRecords } from '../helpers/answers.js';
-import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer, homeWithServer } from '../helpers/cli.js';
 import { spawnPty } from '../helpers/pty.js';
 
 describe('call and watch with input requests', { concurrency: 4 }, () => {
@@ -20,8 +20,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
   });
 
   test('call --answers: matching keys are answered without prompting, then it follows to completed (exit 0)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const file = answersFile(h, { name: accept({ name: 'Grace' }), color: accept({ color: 'blue' }) });
     const r = await h.run(['call', 'web', 'multi_input', '--answers', file]);
     assert.equal(r.code, 0, r.stderr);
@@ -32,8 +31,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
   });
 
   test('watch --answers: answers the pending keys and keeps watching to completed (exit 0)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const started = await h.run(['--json', 'call', 'web', 'confirm_delete', 'filename=w.txt', '--detach', '--label', 'job=wdel']);
     assert.equal(started.code, 0, started.stderr);
     const r = await h.run(['watch', 'wdel', '--answers', answersFile(h, { confirm: accept({ confirm: true }) }), '--timeout', '20s']);
@@ -44,8 +42,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
   });
 
   test('call --answers that covers only some keys: answers those, then exit 5 naming the rest', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'multi_input', '--answers', answersFile(h, { name: accept({ name: 'Ada' }) })]);
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stderr, /answered "name"/);
@@ -54,8 +51,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
   });
 
   test('call without a TTY and without --answers: exit 5, the pending request and the exact answer command', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'confirm_delete', 'filename=x.txt']);
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stdout, /confirm_delete on web: input required/);
@@ -72,8 +68,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
   });
 
   test('watch without a TTY and without --answers: exit 5, the pending requests and the answer command', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const started = await h.run(['--json', 'call', 'web', 'approve_deploy', '--detach', '--label', 'job=ship']);
     assert.equal(started.code, 0, started.stderr);
     const r = await h.run(['watch', 'ship', '--timeout', '20s']);
@@ -86,8 +81,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
   });
 
   test('--no-input in a terminal is the same as no terminal: exit 5, nothing prompted', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const pty = spawnPty(['--no-input', 'call', 'web', 'confirm_delete', 'filename=n.txt'], { home: h.dir });
     try {
       const end = await pty.done;
@@ -126,16 +120,14 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
   });
 
   test('test_tool_with_task: the answer to user_name reaches the task', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'test_tool_with_task', '--answers', answersFile(h, { user_name: accept({ name: 'Ada' }) })]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Hello, Ada! Your task is complete\./);
   });
 
   test('summarize_with_model answered with a CreateMessageResult from --answers', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const reply = { role: 'assistant', content: { type: 'text', text: 'Foxes jump.' }, model: 'ops-human', stopReason: 'endTurn' };
     const r = await h.run(['--json', 'call', 'web', 'summarize_with_model', 'text=The quick brown fox', '--answers', answersFile(h, { summary: reply })]);
     assert.equal(r.code, 0, r.stderr);
@@ -188,8 +180,7 @@ describe('call --answers: a bad answer is refused before anything more is sent',
   test('before any task exists: exit 1 naming key and field, the request is not retried', async () => {
     const demo = await startDemo({ verbose: true });
     servers.push(demo);
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'test_tool_with_task', '--answers', answersFile(h, { user_name: accept({ name: 42 }) })]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /nothing was sent: answer for "user_name": field name must be a string/);
@@ -207,8 +198,7 @@ describe('call --answers: a bad answer is refused before anything more is sent',
   test('an unreadable answers file is refused before the tool is called', async () => {
     const demo = await startDemo({ verbose: true });
     servers.push(demo);
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const file = join(h.dir, 'bad.json');
     writeFileSync(file, '{"confirm": ');
     const r = await h.run(['call', 'web', 'confirm_delete', 'filename=y.txt', '--answers', file]);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTask, finish } from '../helpers/answers.js';
-import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer, homeWithServer } from '../helpers/cli.js';
 import { KEY, spawnPty } from '../helpers/pty.js';
 
 describe('answer in a real terminal', { concurrency: 3 }, () => {
@@ -20,8 +20,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('confirm_delete: the prompt names the server and the task; Fill in the form, y, Enter → Deleted', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const taskId = await startTask(h, 'web', 'confirm_delete', ['filename=report.txt'], 'del');
     const pty = spawnPty(['answer', 'del'], { home: h.dir });
     try {
@@ -46,8 +45,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('confirm_delete: Decline from the menu is sent as a decline', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'confirm_delete', ['filename=keep.txt'], 'keep');
     const pty = spawnPty(['answer', 'keep'], { home: h.dir });
     try {
@@ -65,8 +63,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('multi_input: an empty required name shows a validation message, then a valid one is accepted', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'multi_input', [], 'multi');
     const pty = spawnPty(['answer', 'multi'], { home: h.dir });
     try {
@@ -92,8 +89,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('approve_deploy: the URL is shown with its origin and mcp-tasks says it does not open it', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'approve_deploy', ['service=billing'], 'deploy');
     const pty = spawnPty(['answer', 'deploy'], { home: h.dir });
     try {
@@ -119,8 +115,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('hostile-text server: no escape sequence from the server reaches the screen', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'evil', hostile.url);
+    const h = await homeWithServer('evil', hostile.url);
     await startTask(h, 'evil', 'confirm_delete', ['filename=a.txt'], 'evil');
     const pty = spawnPty(['answer', 'evil'], { home: h.dir });
     let raw: string;
@@ -146,8 +141,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('Ctrl-C in a prompt: exit 130, nothing sent, the task still waits', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'confirm_delete', ['filename=ctrlc.txt'], 'ctrlc');
     const pty = spawnPty(['answer', 'ctrlc'], { home: h.dir });
     try {
@@ -164,8 +158,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('call with --answers in a terminal answers without prompting and follows to completed', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const file = join(h.dir, 'answers.json');
     writeFileSync(file, JSON.stringify({ confirm: { action: 'accept', content: { confirm: true } } }));
     const pty = spawnPty(['call', 'web', 'confirm_delete', 'filename=quiet.txt', '--answers', file], { home: h.dir });
@@ -180,8 +173,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('preflight_check in a terminal: asked before any task exists, then the task completes', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const pty = spawnPty(['call', 'web', 'preflight_check'], { home: h.dir });
     try {
       await pty.waitFor('Input request "environment"');
@@ -198,8 +190,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
   });
 
   test('summarize_with_model in a terminal: the person writes the reply; no model reply is invented', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'summarize_with_model', ['text=The quick brown fox jumps over the lazy dog.'], 'sum');
     const pty = spawnPty(['answer', 'sum'], { home: h.dir });
     try {

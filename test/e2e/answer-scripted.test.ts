@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTask, answersFile, accept, pendingKeys } from '../helpers/answers.js';
-import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
+import { parseJsonDoc, startDemo, type DemoServer, homeWithServer } from '../helpers/cli.js';
 
 describe('answer from scripts', { concurrency: 4 }, () => {
   let demo: DemoServer;
@@ -16,8 +16,7 @@ describe('answer from scripts', { concurrency: 4 }, () => {
   });
 
   test('confirm_delete: one request answered from a file, then the task completes', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'confirm_delete', ['filename=old.log'], 'del');
     const file = answersFile(h, { confirm: accept({ confirm: true }) });
     const r = await h.run(['answer', 'del', '--answers', file]);
@@ -33,8 +32,7 @@ describe('answer from scripts', { concurrency: 4 }, () => {
   });
 
   test('the answers can come from stdin (--answers -)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'confirm_delete', ['filename=stdin.txt'], 'stdin');
     const r = await h.run(['answer', 'stdin', '--answers', '-'], { input: JSON.stringify({ confirm: accept({ confirm: true }) }) });
     assert.equal(r.code, 0, r.stderr);
@@ -42,8 +40,7 @@ describe('answer from scripts', { concurrency: 4 }, () => {
   });
 
   test('multi_input: two keys answered one at a time', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'multi_input', [], 'multi');
     assert.deepEqual(await pendingKeys(h, 'multi'), ['color', 'name']);
 
@@ -63,8 +60,7 @@ describe('answer from scripts', { concurrency: 4 }, () => {
   });
 
   test('--decline KEY sends a decline', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'confirm_delete', ['filename=d.txt'], 'dec');
     const r = await h.run(['answer', 'dec', '--decline', 'confirm']);
     assert.equal(r.code, 0, r.stderr);
@@ -75,8 +71,7 @@ describe('answer from scripts', { concurrency: 4 }, () => {
   });
 
   test('--cancel KEY sends a cancel', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'confirm_delete', ['filename=c.txt'], 'can');
     const r = await h.run(['answer', 'can', '--cancel', 'confirm']);
     assert.equal(r.code, 0, r.stderr);
@@ -86,8 +81,7 @@ describe('answer from scripts', { concurrency: 4 }, () => {
   });
 
   test('{"action":"decline"} in a file is a decline; a declined approval ends as a tool error (exit 4)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await Promise.all([startTask(h, 'web', 'confirm_delete', ['filename=f.txt'], 'filedec'), startTask(h, 'web', 'approve_deploy', [], 'deploy')]);
     const [a, b] = await Promise.all([
       h.run(['answer', 'filedec', '--answers', answersFile(h, { confirm: { action: 'decline' } })]),
@@ -105,8 +99,7 @@ describe('answer from scripts', { concurrency: 4 }, () => {
   });
 
   test('a stale key is reported "not sent"; the listed key is still answered', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'confirm_delete', ['filename=s.txt'], 'stale');
     const file = answersFile(h, { bogus: accept({ confirm: true }), confirm: accept({ confirm: true }) });
     const r = await h.run(['--json', 'answer', 'stale', '--answers', file]);
@@ -135,8 +128,7 @@ describe('nothing is sent', { concurrency: 3 }, () => {
 
   test('stale keys only, or a decline of a sampling request: reported, and no tasks/update', async () => {
     const demo = await ownDemo();
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await Promise.all([startTask(h, 'web', 'confirm_delete', ['filename=s.txt'], 'stale'), startTask(h, 'web', 'summarize_with_model', ['text=hello'], 'sum')]);
     const [r, dec, bad] = await Promise.all([
       h.run(['answer', 'stale', '--answers', answersFile(h, { bogus: accept({ confirm: true }) })]),
@@ -157,8 +149,7 @@ describe('nothing is sent', { concurrency: 3 }, () => {
 
   test('a malformed answers file (bad JSON, wrong shape, wrong field type, enum value not allowed): exit 1 naming key and field, no tasks/update', async () => {
     const demo = await ownDemo();
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await Promise.all([startTask(h, 'web', 'confirm_delete', ['filename=m.txt'], 'mal'), startTask(h, 'web', 'multi_input', [], 'multi')]);
     const cases: Array<[string, unknown, RegExp]> = [
       ['mal', '{"confirm": {"action": "accept", ', /is not valid JSON/],
@@ -190,8 +181,7 @@ describe('nothing is sent', { concurrency: 3 }, () => {
 
   test('the same answer run twice: the second sends nothing', async () => {
     const demo = await ownDemo();
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await Promise.all([startTask(h, 'web', 'confirm_delete', ['filename=twice.txt'], 'twice'), startTask(h, 'web', 'multi_input', [], 'half')]);
     const confirmFile = answersFile(h, { confirm: accept({ confirm: true }) });
     const nameFile = answersFile(h, { name: accept({ name: 'Ada' }) });

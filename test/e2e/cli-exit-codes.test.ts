@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addHttpServer, filesUnder, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
+import { addHttpServer, filesUnder, newHome, parseJsonDoc, startDemo, type DemoServer, homeWithServer } from '../helpers/cli.js';
 import { rpcErrorReply, startProxy } from '../helpers/proxy.js';
 
 const refOf = (stdout: string) => parseJsonDoc(stdout).taskId as string;
@@ -50,8 +50,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   });
 
   test('2: a task that ends failed with a JSON-RPC error (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'protocol_error_job']);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stdout, /protocol_error_job on web: failed/);
@@ -59,8 +58,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   });
 
   test('3: cancel --wait reports the cancelled state it observed (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const started = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=30', '--detach', '--label', 'job=cancel-me']);
     assert.equal(started.code, 0, started.stderr);
     const r = await h.run(['cancel', 'cancel-me', '--wait']);
@@ -80,8 +78,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   });
 
   test('5: a task waiting for input, without a TTY (HTTP and stdio)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const [http, stdio] = await Promise.all([h.run(['call', 'web', 'confirm_delete', 'filename=a.txt']), h.run(['call', 'demo', 'confirm_delete', 'filename=b.txt'])]);
     for (const r of [http, stdio]) {
       assert.equal(r.code, 5, r.stderr);
@@ -94,8 +91,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   });
 
   test('5: input asked before any task exists (preflight), nothing kept', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'preflight_check']);
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stderr, /environment/);
@@ -107,8 +103,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   test('6: the TTL elapses while the task is followed (ttl fault)', async () => {
     const short = await startDemo({ faults: ['ttl=1500'] });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', short.url);
+      const h = await homeWithServer('web', short.url);
       const r = await h.run(['call', 'web', 'slow_compute', 'seconds=5', '--label', 'job=short']);
       assert.equal(r.code, 6, r.stderr);
       assert.match(r.stderr, /task lost/);
@@ -144,8 +139,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   });
 
   test('6: a taskId the server does not know (--server)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['get', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '--server', 'web']);
     assert.equal(r.code, 6, r.stderr);
     assert.match(r.stderr, /unknown or expired taskId/);
@@ -155,8 +149,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
 
   test('7: get against a stopped server keeps the handle', async () => {
     const gone = await startDemo();
-    const h = newHome();
-    await addHttpServer(h, 'web', gone.url);
+    const h = await homeWithServer('web', gone.url);
     const started = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=orphan']);
     assert.equal(started.code, 0, started.stderr);
     await gone.stop();
@@ -175,8 +168,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
 
   test('7: watch retries a stopped server, then gives up (MCP_TASKS_RETRY)', async () => {
     const gone = await startDemo();
-    const h = newHome();
-    await addHttpServer(h, 'web', gone.url);
+    const h = await homeWithServer('web', gone.url);
     const started = await h.run(['call', 'web', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=orphan']);
     assert.equal(started.code, 0, started.stderr);
     await gone.stop();
@@ -198,8 +190,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
       answer: (req) => (refusing && req.headers['mcp-method'] === 'tasks/get' ? rpcErrorReply(req.body, -32001, 'simulated refusal of this request') : undefined),
     });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'picky', proxy.url);
+      const h = await homeWithServer('picky', proxy.url);
       const started = await h.run(['call', 'picky', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=picky']);
       assert.equal(started.code, 0, started.stderr);
       refusing = true;
@@ -302,8 +293,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   test('9: a damaged vault stops call before anything is sent (HTTP)', async () => {
     const own = await startDemo({ verbose: true });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', own.url);
+      const h = await homeWithServer('web', own.url);
       writeFileSync(join(h.dir, 'vault.json'), '{"format":"mcp-tasks-vault",');
       const r = await h.run(['call', 'web', 'slow_compute', 'seconds=1']);
       assert.equal(r.code, 9, r.stderr);
@@ -316,8 +306,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   test('10: the create response is lost (drop-create-response): in doubt, not retried', async () => {
     const dropping = await startDemo({ faults: ['drop-create-response'], verbose: true });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', dropping.url);
+      const h = await homeWithServer('web', dropping.url);
       const r = await h.run(['call', 'web', 'slow_compute', 'seconds=1']);
       assert.equal(r.code, 10, r.stderr);
       assert.match(r.stderr, /in doubt/);
@@ -338,8 +327,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   });
 
   test('124: --timeout while the task is still running keeps the handle (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'slow_compute', 'seconds=30', '--timeout', '1s', '--label', 'job=long']);
     assert.equal(r.code, 124, r.stderr);
     assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
@@ -387,8 +375,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
   });
 
   test('130: Ctrl-C during call keeps the handle (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const call = h.spawn(['call', 'web', 'slow_compute', 'seconds=60']);
     await call.waitFor(/slow_compute on web: working/);
     call.kill('SIGINT');

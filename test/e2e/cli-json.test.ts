@@ -3,7 +3,7 @@
 // and errors as {"error":{"kind","message","next"}}.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addHttpServer, newHome, parseJsonDoc, parseJsonLines, startDemo, type DemoServer } from '../helpers/cli.js';
+import { newHome, parseJsonDoc, parseJsonLines, startDemo, type DemoServer, homeWithServer } from '../helpers/cli.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const TASK_ID = /^[A-Za-z0-9_-]{16,}$/;
@@ -67,8 +67,7 @@ describe('--json output', { concurrency: 4 }, () => {
   });
 
   test('call --detach, then get and watch from new processes (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const d = await h.run(['--json', 'call', 'web', 'generate_report', 'seconds=4', 'title=Q3', '--detach', '--label', 'job=report']);
     assert.equal(d.code, 0, d.stderr);
     const started = parseJsonDoc(d.stdout);
@@ -104,8 +103,7 @@ describe('--json output', { concurrency: 4 }, () => {
   });
 
   test('a task that ends failed: error, no result (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['--json', 'call', 'web', 'protocol_error_job']);
     assert.equal(r.code, 2, r.stderr);
     const doc = parseJsonDoc(r.stdout);
@@ -124,8 +122,7 @@ describe('--json output', { concurrency: 4 }, () => {
   });
 
   test('input_required: the pending requests by key (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['--json', 'call', 'web', 'multi_input']);
     assert.equal(r.code, 5, r.stderr);
     const doc = parseJsonDoc(r.stdout);
@@ -141,8 +138,7 @@ describe('--json output', { concurrency: 4 }, () => {
   });
 
   test('cancelled: cancel --json, then cancel --wait --json (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const d = await h.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=30', '--detach']);
     const id = parseJsonDoc(d.stdout).taskId as string;
     const c = await h.run(['--json', 'cancel', '--', id]);
@@ -158,8 +154,7 @@ describe('--json output', { concurrency: 4 }, () => {
   });
 
   test('--timeout: one document with the last state seen (HTTP)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=30', '--timeout', '1200ms']);
     assert.equal(r.code, 124, r.stderr);
     assertTaskShape(parseJsonDoc(r.stdout), { server: 'web', status: 'working', name: 'slow_compute', args: { seconds: 30 } });
@@ -168,8 +163,7 @@ describe('--json output', { concurrency: 4 }, () => {
   test(
     'watch --json ends with the final state even when nothing changed (timeout)',
     async () => {
-      const h = newHome();
-      await addHttpServer(h, 'web', demo.url);
+      const h = await homeWithServer('web', demo.url);
       const d = await h.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=30', '--detach']);
       const id = parseJsonDoc(d.stdout).taskId as string;
       const w = await h.run(['--json', 'watch', '--timeout', '1200ms', '--', id]);
@@ -184,8 +178,7 @@ describe('--json output', { concurrency: 4 }, () => {
     'watch --json against a stopped server still says so on stdout',
     async () => {
       const gone = await startDemo();
-      const h = newHome();
-      await addHttpServer(h, 'web', gone.url);
+      const h = await homeWithServer('web', gone.url);
       const d = await h.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=60', '--detach']);
       await gone.stop();
       const w = await h.run(['--json', 'watch', '--', parseJsonDoc(d.stdout).taskId], { env: { MCP_TASKS_RETRY: '1,50' } });
@@ -198,8 +191,7 @@ describe('--json output', { concurrency: 4 }, () => {
   );
 
   test('list --json and show --json', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await h.ok(['call', 'web', 'slow_compute', 'seconds=30', '--detach', '--label', 'job=a']);
     await h.ok(['call', 'web', 'slow_compute', 'seconds=0', '--label', 'job=b']);
     const active = parseJsonDoc((await h.run(['--json', 'list'])).stdout);

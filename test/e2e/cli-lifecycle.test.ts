@@ -3,7 +3,7 @@
 // over on stdin, and pollIntervalMs honoured (counted in the requests the server saw).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoRequest, type DemoServer } from '../helpers/cli.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoRequest, type DemoServer, homeWithServer } from '../helpers/cli.js';
 
 /** Gaps between consecutive requests, in ms. */
 const gaps = (reqs: DemoRequest[]) => reqs.slice(1).map((r, i) => r.at - reqs[i]!.at);
@@ -62,8 +62,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   });
 
   test('HTTP: --detach, then watch, get and cancel from new processes', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const a = parseJsonDoc((await h.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=a'])).stdout);
     const b = parseJsonDoc((await h.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=30', '--detach', '--label', 'job=b'])).stdout);
     assert.notEqual(a.taskId, b.taskId);
@@ -87,8 +86,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   });
 
   test('watch several tasks at once: the first failure decides the exit code', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await h.ok(['call', 'web', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=ok']);
     await h.ok(['call', 'web', 'failing_job', '--detach', '--label', 'job=bad']);
     const w = await h.run(['watch', 'ok', 'bad']);
@@ -98,12 +96,10 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   });
 
   test('a taskId handed over on stdin (--server), inspected without and with --save', async () => {
-    const producer = newHome();
-    await addHttpServer(producer, 'web', demo.url);
+    const producer = await homeWithServer('web', demo.url);
     const d = parseJsonDoc((await producer.ok(['--json', 'call', 'web', 'slow_compute', 'seconds=1', '--detach'])).stdout);
 
-    const consumer = newHome();
-    await addHttpServer(consumer, 'web', demo.url);
+    const consumer = await homeWithServer('web', demo.url);
     const peek = await consumer.run(['--json', 'get', '-', '--server', 'web'], { input: d.taskId });
     assert.equal(peek.code, 0, peek.stderr);
     assert.equal(parseJsonDoc(peek.stdout).taskId, d.taskId);
@@ -121,8 +117,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   });
 
   test('a taskId that begins with "-" (base64url) is passed after --', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     // One taskId in 64 begins with "-": as a bare argument it reads as an option.
     const bare = await h.run(['get', '-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '--server', 'web']);
     assert.equal(bare.code, 1, bare.stderr);
@@ -144,8 +139,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   });
 
   test('a long watch leaks nothing per request: no Node warnings after many polls', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     await h.ok(['call', 'web', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=long']);
     const w = await h.run(['-v', 'watch', 'long', '--timeout', '10s']);
     assert.equal(w.code, 124, w.stderr);
@@ -157,8 +151,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   test('a server whose task ids begin with "-": hints, list, watch and get still work', async () => {
     const dashed = await startDemo({ faults: ['dash-task-ids'] });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'dash', dashed.url);
+      const h = await homeWithServer('dash', dashed.url);
       const d = await h.run(['call', 'dash', 'slow_compute', 'seconds=2', '--detach', '--label', 'job=dashed']);
       assert.equal(d.code, 0, d.stderr);
       const [rec] = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ taskId: string }>;
@@ -188,8 +181,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   test('a handle is only sent to the server it was created on', async () => {
     const other = await startDemo();
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', demo.url);
+      const h = await homeWithServer('web', demo.url);
       await h.ok(['call', 'web', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=bound']);
       await addHttpServer(h, 'web', other.url, ['--force']);
       const r = await h.run(['get', 'bound']);
@@ -206,8 +198,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   test('call honours pollIntervalMs: count the tasks/get the server saw', async (t) => {
     const counted = await startDemo({ verbose: true });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', counted.url);
+      const h = await homeWithServer('web', counted.url);
       const r = await h.run(['call', 'web', 'slow_compute', 'seconds=3']);
       assert.equal(r.code, 0, r.stderr);
       const gets = counted.requests('tasks/get');
@@ -225,8 +216,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   test('call follows a changing pollIntervalMs (250 → 500 → 1000 ms)', async (t) => {
     const counted = await startDemo({ verbose: true });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', counted.url);
+      const h = await homeWithServer('web', counted.url);
       const r = await h.run(['call', 'web', 'generate_report', 'seconds=4']);
       assert.equal(r.code, 0, r.stderr);
       const gets = counted.requests('tasks/get');
@@ -247,8 +237,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   test('watch from a new process honours pollIntervalMs too', async (t) => {
     const counted = await startDemo({ verbose: true });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', counted.url);
+      const h = await homeWithServer('web', counted.url);
       const d = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=3', '--detach']);
       assert.equal(d.code, 0, d.stderr);
       const w = await h.run(['watch', '--', parseJsonDoc(d.stdout).taskId]);
@@ -265,8 +254,7 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
   test('no poll is rate-limited by a server enforcing pollIntervalMs (rate-limit fault)', async () => {
     const strict = await startDemo({ faults: ['rate-limit'], verbose: true });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'web', strict.url);
+      const h = await homeWithServer('web', strict.url);
       const r = await h.run(['--json', 'call', 'web', 'generate_report', 'seconds=2']);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(parseJsonDoc(r.stdout).status, 'completed');

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addHttpServer, BIN, filesUnder, newHome, parseJsonDoc, startDemo, tempDir, type CliResult, type DemoServer, type Home } from '../helpers/cli.js';
+import { addHttpServer, BIN, filesUnder, newHome, parseJsonDoc, startDemo, tempDir, type CliResult, type DemoServer, type Home, homeWithServer } from '../helpers/cli.js';
 import { startProxy } from '../helpers/proxy.js';
 
 const secret = (name: string) => `${name}-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
@@ -195,8 +195,7 @@ describe('named servers', { concurrency: 4 }, () => {
   });
 
   test('server check reports 2026-07-28 and the tasks extension (HTTP and stdio)', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const text = await h.run(['server', 'check', 'web']);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /protocol\s+2026-07-28/);
@@ -235,8 +234,7 @@ describe('named servers', { concurrency: 4 }, () => {
           : undefined,
     });
     try {
-      const h = newHome();
-      await addHttpServer(h, 'moved', proxy.url);
+      const h = await homeWithServer('moved', proxy.url);
       const r = await h.run(['--json', 'server', 'check', 'moved']);
       assert.equal(r.code, 0, r.stderr);
       const doc = parseJsonDoc(r.stdout);
@@ -271,8 +269,7 @@ describe('named servers', { concurrency: 4 }, () => {
   });
 
   test('server names: add twice, --force, remove, and the built-in demo', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const twice = await h.run(['server', 'add', 'web', '--url', demo.url]);
     assert.equal(twice.code, 1, twice.stderr);
     assert.match(twice.stderr, /already exists/);
@@ -292,8 +289,7 @@ describe('named servers', { concurrency: 4 }, () => {
   });
 
   test('tools <server> shows the readOnly / destructive / idempotent hints', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['tools', 'web']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^13 tool\(s\) on web:$/m);

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addHttpServer, newHome, parseJsonDoc, startDemo, tempDir, type DemoServer, type Home } from '../helpers/cli.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, tempDir, type DemoServer, type Home, homeWithServer } from '../helpers/cli.js';
 import { fakeTaskId, fileMode, leaks, makeRecord, octal, sha256 } from '../helpers/vault-helpers.js';
 import { Vault } from '../../src/vault/vault.js';
 import type { VaultRecord } from '../../src/vault/vault-record.js';
@@ -253,8 +253,7 @@ describe('refs against a live server', { timeout: 120_000 }, () => {
   });
 
   test('get <label value>, get <unique 6-character prefix>, and the ref printed by call --detach', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const labelled = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--label', 'deploy=release-2026-11']);
     assert.equal(labelled.code, 0, labelled.stderr);
     // The ref printed in the next steps works exactly as printed.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { addHttpServer, newHome, parseJsonDoc, spawnCli, startDemo, tempDir, tempHome, runCli, type DemoServer, type Home } from '../helpers/cli.js';
+import { addHttpServer, newHome, parseJsonDoc, spawnCli, startDemo, tempDir, tempHome, runCli, type DemoServer, type Home, homeWithServer } from '../helpers/cli.js';
 import {
   ageEmptyLock,
   countTool,
@@ -39,8 +39,7 @@ describe('vault integrity (exit 9, bytes unchanged)', { concurrency: 4, timeout:
 
   /** A home with server `web` and one detached slow_compute task in a key-file vault. */
   async function homeWithTask(env: Record<string, string> = {}): Promise<{ h: Home; taskId: string }> {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--json'], { env });
     assert.equal(r.code, 0, r.stderr);
     return { h, taskId: parseJsonDoc(r.stdout).taskId as string };
@@ -249,8 +248,7 @@ describe('writers killed with SIGKILL mid-write', { concurrency: 2, timeout: 120
   });
 
   test('a vault writer process killed at random moments always leaves a readable vault', async (t) => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     // A loop of real vault writes (about 300 KB each, so kills land inside writes), killed at random.
     const script = `
       import { Vault } from ${JSON.stringify(modUrl('vault/vault.js'))};
@@ -296,8 +294,7 @@ describe('writers killed with SIGKILL mid-write', { concurrency: 2, timeout: 120
   });
 
   test('mcp-tasks call processes killed at random moments leave a readable vault and no wedged lock', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const first = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach']);
     assert.equal(first.code, 0, first.stderr);
     for (let round = 0; round < 4; round++) {
@@ -323,8 +320,7 @@ describe('writers killed with SIGKILL mid-write', { concurrency: 2, timeout: 120
       timeout: 30_000,
     },
     async () => {
-      const h = newHome();
-      await addHttpServer(h, 'web', demo.url);
+      const h = await homeWithServer('web', demo.url);
       const first = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach']);
       assert.equal(first.code, 0, first.stderr);
       const lock = join(h.dir, `${VAULT}.lock`);

@@ -5,7 +5,7 @@
 // created on (rebind).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer, type Home } from '../helpers/cli.js';
+import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer, type Home, homeWithServer } from '../helpers/cli.js';
 import { countTool, makeRecord } from '../helpers/vault-helpers.js';
 import { Vault } from '../../src/vault/vault.js';
 import { normalizeUrl } from '../../src/servers/server-entry.js';
@@ -109,8 +109,7 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
 
   test('without the contract: refused (exit 1) unless --force, and then a second payment exists', async () => {
     const demo = await dropping();
-    const h = newHome();
-    await addHttpServer(h, 'pay', demo.url);
+    const h = await homeWithServer('pay', demo.url);
     const rec = await inDoubtCall(h, 'pay', 'send_payment', ['to=carol', 'amount:=5']);
     const op8 = rec.opId.slice(0, 8);
     assert.equal(countTool(demo.store, 'send_payment'), 1);
@@ -135,8 +134,7 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
 
   test('a read-only, idempotent tool (slow_compute) is resubmittable without the contract', async () => {
     const demo = await dropping();
-    const h = newHome();
-    await addHttpServer(h, 'web', demo.url);
+    const h = await homeWithServer('web', demo.url);
     const rec = await inDoubtCall(h, 'web', 'slow_compute', ['seconds=1', 'label=ro']);
     const op8 = rec.opId.slice(0, 8);
     const json = parseJsonDoc((await h.run(['recover', '--json'])).stdout) as Array<{ resubmit: { safe: boolean; why: string } }>;
@@ -232,8 +230,7 @@ describe('a vaulted handle is only sent where it was created (rebind)', { timeou
   });
 
   test('get after `server add --force` to another URL is refused naming both; --rebind proceeds and is recorded', async () => {
-    const h = newHome();
-    await addHttpServer(h, 'web', a.url);
+    const h = await homeWithServer('web', a.url);
     const call = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--json', '--label', 'run=rebind-me']);
     assert.equal(call.code, 0, call.stderr);
     const taskId = parseJsonDoc(call.stdout).taskId as string;

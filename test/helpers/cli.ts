@@ -322,6 +322,13 @@ export async function addHttpServer(home: Home, name: string, url: string, extra
   if (r.code !== 0) throw new Error(`server add ${name} failed (${r.code}): ${r.stderr}`);
 }
 
+/** A fresh home with one named HTTP server in it, added through the real `server add`. */
+export async function homeWithServer(name: string, url: string, extra: string[] = []): Promise<TestHome> {
+  const h = newHome();
+  await addHttpServer(h, name, url, extra);
+  return h;
+}
+
 /** C0 controls other than \t and \n, DEL, C1 controls, and bidi overrides: none may reach a terminal. */
 export const TERMINAL_UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
