@@ -92,12 +92,10 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
             },
             onInputStuck: (s: TaskSnapshot, forMs: number) => {
               const keys = Object.keys(s.inputRequests ?? {}).map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
-              const text =
+              progress.say(
                 `the server still lists ${keys} ${Math.round(forMs / 1000)} s after it was handled; mcp-tasks never answers a key twice. ` +
-                `If it stays like this, the server did not take the answer: \`mcp-tasks cancel ${refFor(target)}\` stops the task.`;
-              // Also with --json (progress is silent there): a CI log should say why nothing moves.
-              if (ctx.json) ctx.stderr.write(`mcp-tasks: ${text}\n`);
-              else progress.say(text);
+                `If it stays like this, the server did not take the answer: \`mcp-tasks cancel ${refFor(target)}\` stops the task.`,
+              );
             },
           }
         : {}),

@@ -34,7 +34,8 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
     return `${head} · ${msg.length > room ? `${msg.slice(0, room - 1)}…` : msg}`;
   };
 
-  if (ctx.json) return { update() {}, note() {}, say() {}, stop() {} };
+  // --json: stdout carries the documents, so no progress; a line that must stay still goes to stderr.
+  if (ctx.json) return { update() {}, note() {}, say: (t) => ctx.stderr.write(`mcp-tasks: ${t}\n`), stop() {} };
 
   if (!spinning) {
     let lastLine = '';

@@ -3,7 +3,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { TaskStatus } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
-import { UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
+import { isLostOrInDoubt, UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
 import { safeJson, sanitize } from './sanitize.js';
 
 export interface Style {
@@ -49,7 +49,7 @@ export function taskJson(rec: VaultRecord, snapshot?: TaskSnapshot): TaskJson {
     operation: rec.operation.name === UNKNOWN_OPERATION ? null : { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments },
     labels: rec.labels,
   };
-  const gone = rec.phase === 'lost' || rec.phase === 'in-doubt';
+  const gone = isLostOrInDoubt(rec.phase);
   if (s) {
     // A lost task's last message and pending requests are history, not its state.
     if (s.statusMessage !== undefined && !gone) out.statusMessage = s.statusMessage;
@@ -61,10 +61,10 @@ export function taskJson(rec: VaultRecord, snapshot?: TaskSnapshot): TaskJson {
     if (s.result) out.result = s.result;
     if (s.error) out.error = s.error;
   }
-  if (gone) {
+  if (isLostOrInDoubt(rec.phase)) {
     // A script reading `status` must not see "working" for a task the server no longer knows.
     if (s?.status) out.lastStatus = s.status;
-    out.status = rec.phase as 'lost' | 'in-doubt';
+    out.status = rec.phase;
     out.phase = rec.phase;
     if (rec.reason) out.reason = rec.reason;
   }
@@ -133,10 +133,10 @@ export function shortTaskId(id: string): string {
 export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: Style): string {
   const { c } = st;
   const lines: string[] = [];
-  const status = rec.phase === 'lost' || rec.phase === 'in-doubt' ? rec.phase : (s?.status ?? 'unknown');
+  const gone = isLostOrInDoubt(rec.phase);
+  const status = isLostOrInDoubt(rec.phase) ? rec.phase : (s?.status ?? 'unknown');
   const toolErr = s?.status === 'completed' && s.result?.isError === true;
   lines.push(`${c.bold(rec.operation.name)} on ${c.bold(rec.server.name)}: ${statusWord(status, st, toolErr)}`);
-  const gone = rec.phase === 'lost' || rec.phase === 'in-doubt';
   // A lost task's last message and pending requests are history (`show` lists them), not its state.
   if (s?.statusMessage && !gone) lines.push(`  ${sanitize(s.statusMessage, { singleLine: true, maxLength: 300 })}`);
   if (rec.reason && gone) lines.push(`  ${rec.reason}`);

@@ -73,6 +73,9 @@ export function typeableRef(rec: Pick<VaultRecord, 'taskId' | 'opId'>, length = 
 
 export const isActivePhase = (p: VaultPhase) => p === 'submitting' || p === 'active' || p === 'in-doubt';
 
+/** No live state to show: the server forgot the task, or no handle ever came back. */
+export const isLostOrInDoubt = (p: VaultPhase): p is 'lost' | 'in-doubt' => p === 'lost' || p === 'in-doubt';
+
 /** Fold an observed snapshot into a record: status history, input keys, terminal result. */
 export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): void {
   const { result, error, ...rest } = s;

@@ -5,7 +5,7 @@ import { openVault } from '../../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, statusWord, taskJson } from '../../output/render.js';
 import { safeJson, sanitize } from '../../output/sanitize.js';
 import { describeIdentity } from '../../servers/server-entry.js';
-import { isActivePhase, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
+import { isActivePhase, isLostOrInDoubt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
 import { parseLabels } from '../duration.js';
 
 export interface ListOptions {
@@ -15,7 +15,7 @@ export interface ListOptions {
   all?: boolean;
 }
 
-const statusOf = (r: VaultRecord) => (r.phase === 'lost' || r.phase === 'in-doubt' || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
+const statusOf = (r: VaultRecord) => (isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
 
 export function filterRecords(records: VaultRecord[], opts: ListOptions): VaultRecord[] {
   const labels = parseLabels(opts.label);
