@@ -73,6 +73,9 @@ export function typeableRef(rec: Pick<VaultRecord, 'taskId' | 'opId'>, length = 
 
 export const isActivePhase = (p: VaultPhase) => p === 'submitting' || p === 'active' || p === 'in-doubt';
 
+/** Oldest first. ISO timestamps order as plain strings (localeCompare's collation is slow on 10,000 records). */
+export const byCreatedAt = (a: Pick<VaultRecord, 'createdAt'>, b: Pick<VaultRecord, 'createdAt'>) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
+
 /** No live state to show: the server forgot the task, or no handle ever came back. */
 export const isLostOrInDoubt = (p: VaultPhase): p is 'lost' | 'in-doubt' => p === 'lost' || p === 'in-doubt';
 

@@ -11,7 +11,7 @@ import { submitOperation } from '../../app/submit.js';
 import { jsonLine, makeStyle } from '../../output/render.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
-import type { VaultRecord } from '../../vault/vault-record.js';
+import { byCreatedAt, type VaultRecord } from '../../vault/vault-record.js';
 
 /** A record still `submitting` after this long belongs to a process that died mid-submit. */
 const STALE_SUBMITTING_MS = 2 * 60 * 1000;
@@ -33,7 +33,7 @@ export function resubmitVerdict(rec: VaultRecord): ResubmitVerdict {
 export function inDoubtRecords(records: VaultRecord[], nowMs: number): VaultRecord[] {
   return records
     .filter((r) => !r.taskId && (r.phase === 'in-doubt' || (r.phase === 'submitting' && nowMs - Date.parse(r.updatedAt) > STALE_SUBMITTING_MS)))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    .sort(byCreatedAt);
 }
 
 export interface RecoverOptions {

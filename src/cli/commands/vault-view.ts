@@ -5,7 +5,7 @@ import { openVault } from '../../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, statusWord, taskJson } from '../../output/render.js';
 import { safeJson, sanitize } from '../../output/sanitize.js';
 import { describeIdentity } from '../../servers/server-entry.js';
-import { isActivePhase, isLostOrInDoubt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
+import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
 import { parseLabels } from '../duration.js';
 
 export interface ListOptions {
@@ -24,8 +24,7 @@ export function filterRecords(records: VaultRecord[], opts: ListOptions): VaultR
     .filter((r) => !opts.server || r.server.name === opts.server)
     .filter((r) => !opts.status || statusOf(r) === opts.status || r.phase === opts.status)
     .filter((r) => Object.entries(labels).every(([k, v]) => r.labels[k] === v))
-    // ISO timestamps order as plain strings; localeCompare's collation cost a tenth of `list` on 10,000 records.
-    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    .sort(byCreatedAt);
 }
 
 /** Pad by visible width: colour codes must not count. */
