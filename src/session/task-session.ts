@@ -1,0 +1,51 @@
+// The task-session seam: what a command does with a task on a server, whichever protocol
+// generation and transport carry it. Commands and app/ use this; only session/ implementations
+// (one per generation) touch protocol/ and connection/.
+import type { ToolInfo } from '../connection/connect.js';
+import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+
+/** The two task generations: the io.modelcontextprotocol/tasks extension, and core's experimental tasks. */
+export type TaskGeneration = '2026-07-28' | '2025-11-25';
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * What a vault record keeps so a later process reconnects to the same server-side scope:
+ * for 2025-11-25 over HTTP, the Mcp-Session-Id and the negotiated protocol version.
+ */
+export interface SessionResume {
+  protocolVersion: string;
+  sessionId?: string;
+}
+
+/** A page of the server's own task list (2025-11-25 `tasks/list`). */
+export interface RemoteTaskPage {
+  tasks: TaskSnapshot[];
+  nextCursor?: string;
+}
+
+export interface TaskSession {
+  readonly generation: TaskGeneration;
+  readonly serverName: string;
+  readonly protocolVersion: string;
+  /** Whether the server advertises tasks for tools/call on this generation. */
+  readonly tasksAdvertised: boolean;
+  /** Undefined when nothing needs keeping (2026-07-28 has no session). */
+  resumeState(): SessionResume | undefined;
+  listTools(): Promise<ToolInfo[]>;
+  /** tools/call, asking for a task where the generation and tool allow it. */
+  callTool(params: CallToolParams, opts?: RequestOptions): Promise<ToolCallOutcome>;
+  /** One observation; on 2025-11-25 a terminal task also carries its result (tasks/result), fetched before returning. */
+  getTask(taskId: string, opts?: RequestOptions): Promise<TaskSnapshot>;
+  /** Deliver answers keyed as in `TaskSnapshot.inputRequests` (2026-07-28: tasks/update). */
+  updateTask(taskId: string, inputResponses: Record<string, unknown>, opts?: RequestOptions): Promise<void>;
+  /** Request cancellation; a request is not a cancellation (the task may still complete). */
+  cancelTask(taskId: string, opts?: RequestOptions): Promise<void>;
+  /** Only where the generation has one (2025-11-25 with `capabilities.tasks.list`). */
+  listTasks?(cursor?: string, opts?: RequestOptions): Promise<RemoteTaskPage>;
+  close(): Promise<void>;
+}
