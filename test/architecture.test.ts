@@ -1,51 +1,80 @@
-// The layering is part of the design: lifecycle logic and the wire layer stay pure.
+// The layering is part of the design. scripts/check-architecture.mjs (`npm run check:architecture`)
+// reads the import graph with the TypeScript compiler API; here it runs on the real tree, and on one
+// small fixture per rule that plants exactly that violation, so each rule is shown to have teeth.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 
-const src = fileURLToPath(new URL('../../src/', import.meta.url));
+const project = fileURLToPath(new URL('../../', import.meta.url));
+const script = `${project}scripts/check-architecture.mjs`;
+const fixtures = `${project}test/fixtures/architecture/`;
 
-function importsOf(dir: string): Array<{ file: string; spec: string }> {
-  const out: Array<{ file: string; spec: string }> = [];
-  for (const name of readdirSync(join(src, dir))) {
-    if (!name.endsWith('.ts')) continue;
-    const text = readFileSync(join(src, dir, name), 'utf8');
-    for (const m of text.matchAll(/(?:^|\n)\s*import\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ file: `${dir}/${name}`, spec: (m[1] ?? m[2])! });
-  }
-  return out;
+interface Violation {
+  rule: string;
+  message: string;
+}
+interface Checker {
+  RULES: Record<string, unknown>;
+  check(root: string): { files: number; edges: number; violations: Violation[] };
+}
+const checker = (await import(pathToFileURL(script).href)) as Checker;
+
+/** Each fixture directory breaks one rule: its name, up to the first '-' when the rule has none. */
+const planted: Record<string, { rule: string; count: number; mentions: RegExp }> = {
+  'purity-fs': { rule: 'purity', count: 2, mentions: /tasks\/poll\.ts:1 imports fs\b[\s\S]*node:fs\/promises/ },
+  'purity-process': { rule: 'purity', count: 2, mentions: /tasks\/poll\.ts:1 uses the process global[\s\S]*tasks\/poll\.ts:2/ },
+  'purity-import': { rule: 'purity', count: 1, mentions: /protocol\/render\.ts:1 imports vault\/vault\.ts/ },
+  cycles: { rule: 'cycles', count: 1, mentions: /a\.ts -> b\.ts -> sub\/c\.ts -> a\.ts/ },
+  'cli-error': { rule: 'cli-error', count: 1, mentions: /tasks\/outcome\.ts:1 uses CliError/ },
+  'startup-sdk': { rule: 'startup', count: 1, mentions: /@modelcontextprotocol\/client: bin\.ts -> main\.ts -> cli\/program\.ts -> cli\/commands\/answer\.ts/ },
+  'startup-zod': { rule: 'startup', count: 1, mentions: /loads zod/ },
+  'startup-prompts': { rule: 'startup', count: 1, mentions: /loads @inquirer\/prompts/ },
+  'process-exit': { rule: 'process-exit', count: 1, mentions: /app\/report\.ts:1 calls process\.exit/ },
+  resolvable: { rule: 'resolvable', count: 1, mentions: /\.\/missing\.js/ },
+};
+
+test('the real tree keeps every architecture rule', () => {
+  const { files, violations } = checker.check(project);
+  assert.ok(files > 20, `only ${files} source files found`);
+  assert.deepEqual(violations, []);
+});
+
+test('the clean fixture (dynamic SDK import, type-only cycle, `process` as a property name) passes', () => {
+  const { files, violations } = checker.check(`${fixtures}clean`);
+  assert.equal(files, 5);
+  assert.deepEqual(violations, []);
+});
+
+test('every fixture on disk is listed, and every rule has a fixture that breaks it', () => {
+  const onDisk = readdirSync(fixtures).filter((d) => d !== 'clean').sort();
+  assert.deepEqual(onDisk, Object.keys(planted).sort());
+  assert.deepEqual([...new Set(Object.values(planted).map((p) => p.rule))].sort(), Object.keys(checker.RULES).sort());
+});
+
+for (const [fixture, want] of Object.entries(planted)) {
+  test(`rule ${want.rule} fails on the planted violation in fixtures/architecture/${fixture}`, () => {
+    const { violations } = checker.check(`${fixtures}${fixture}`);
+    assert.deepEqual(
+      violations.map((v) => v.rule),
+      Array<string>(want.count).fill(want.rule),
+      JSON.stringify(violations, null, 2),
+    );
+    assert.match(violations.map((v) => v.message).join('\n'), want.mentions);
+  });
 }
 
-test('tasks/ and protocol/ import nothing from cli/, output/, app/, vault/ or node:fs', () => {
-  for (const dir of ['tasks', 'protocol']) {
-    for (const { file, spec } of importsOf(dir)) {
-      assert.doesNotMatch(spec, /(^|\/)(cli|output|app|vault|connection|prompts)\//, `${file} imports ${spec}`);
-      assert.notEqual(spec, 'node:fs', `${file} imports node:fs`);
-      assert.doesNotMatch(spec, /^(chalk|ora|@inquirer|commander|conf)/, `${file} imports ${spec}`);
-    }
-  }
-});
-
-test('heavy modules load lazily: no static import of the SDK, prompts or spinners on the start-up path', () => {
-  const startup = ['main.ts', 'bin.ts', 'context.ts', 'cli/program.ts', 'errors.ts', 'app/remote-error.ts', 'prompts/prompter.ts'];
-  for (const file of startup) {
-    const text = readFileSync(join(src, file), 'utf8');
-    for (const m of text.matchAll(/^import\s(?!type\b)[^'"]*from\s+['"]([^'"]+)['"]/gm)) {
-      assert.doesNotMatch(m[1]!, /^(@modelcontextprotocol|ora|@inquirer|conf$)/, `${file} statically imports ${m[1]}`);
-    }
-  }
-});
-
-test('process.exit is called only by bin.ts and the demo server', () => {
-  const offenders: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(join(src, dir), { withFileTypes: true })) {
-      const rel = dir ? `${dir}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(rel);
-      else if (e.name.endsWith('.ts') && /process\.exit\(/.test(readFileSync(join(src, rel), 'utf8')) && !['bin.ts', 'demo/stdio-server.ts'].includes(rel)) offenders.push(rel);
-    }
-  };
-  walk('');
-  assert.deepEqual(offenders, []);
+test('the command exits 1 naming the violation, and 0 on a clean tree', async () => {
+  const run = promisify(execFile);
+  const bad = await run(process.execPath, [script, '--root', `${fixtures}startup-sdk`]).then(
+    () => assert.fail('expected exit 1'),
+    (err: { code: number; stdout: string }) => err,
+  );
+  assert.equal(bad.code, 1);
+  assert.match(bad.stdout, /^startup: --help loads @modelcontextprotocol\/client/m);
+  assert.match(bad.stdout, /1 violation\(s\)$/m);
+  const good = await run(process.execPath, [script, '--root', `${fixtures}clean`]);
+  assert.match(good.stdout, /0 violation\(s\)/);
 });
