@@ -1,0 +1,62 @@
+// ESLint (flat config) with typescript-eslint. Type-aware rules are limited to the promise
+// rules that catch real bugs in a CLI that must never drop an in-flight request; the layering
+// rules mirror scripts/check-architecture.mjs so an editor shows them while typing (the checker
+// stays the authority: it also sees cycles and the --help import closure).
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const pureLayerImports = {
+  paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'process', 'node:process', 'child_process', 'node:child_process'].map((name) => ({
+    name,
+    message: 'tasks/ and protocol/ do no I/O: pass what they need in.',
+  })),
+  patterns: [
+    {
+      group: ['**/cli/*', '**/output/*', '**/vault/*', '**/app/*', '**/connection/*', '**/prompts/*', '**/fs/*', '**/servers/*', '**/session/*', '**/demo/*'],
+      message: 'tasks/ and protocol/ import only each other (and errors.ts).',
+    },
+    { group: ['chalk', 'ora', '@inquirer/*', 'commander', 'conf'], message: 'no terminal or CLI library in a pure layer.' },
+  ],
+};
+
+export default defineConfig(
+  { ignores: ['build/', 'node_modules/', 'test/fixtures/'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // node:test's test()/describe() return promises the runner awaits itself.
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] }],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      // Only the case that changes behaviour: a promise returned un-awaited from inside try/catch.
+      '@typescript-eslint/return-await': ['error', 'error-handling-correctness-only'],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      // A terminal sanitizer matches control characters by design.
+      'no-control-regex': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['src/tasks/**/*.ts', 'src/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', pureLayerImports],
+      'no-restricted-globals': ['error', { name: 'process', message: 'tasks/ and protocol/ take env, clock and streams as arguments.' }],
+    },
+  },
+  {
+    // Tests read parsed JSON and assert exact human output (spaces included).
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-regex-spaces': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: globals.node },
+  },
+);
