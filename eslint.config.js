@@ -51,6 +51,24 @@ export default defineConfig(
     },
   },
   {
+    // The --help path (check:architecture follows it transitively; this flags the direct case).
+    files: ['src/bin.ts', 'src/main.ts', 'src/context.ts', 'src/cli/program.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@modelcontextprotocol/*', 'zod', 'zod/*', '@inquirer/*', 'ora', 'conf'],
+              allowTypeImports: true,
+              message: '--help must not load it: use await import() where it is needed.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read parsed JSON and assert exact human output (spaces included).
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-regex-spaces': 'off' },
