@@ -9,6 +9,7 @@ export interface GlobalOptions {
   input?: boolean; // --no-input sets this to false
   verbose?: boolean;
   home?: string;
+  storedAuthOnly?: boolean;
 }
 
 export interface Output {
@@ -26,6 +27,8 @@ export interface Context {
   /** Prompting allowed: a TTY on stdin, not CI, no --no-input. */
   interactive: boolean;
   verbose: boolean;
+  /** --stored-auth-only: never start a sign-in (exit 8 instead). */
+  storedAuthOnly: boolean;
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Diagnostics on stderr with -v; every registered secret is replaced before printing. */
@@ -79,6 +82,7 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
     color,
     interactive,
     verbose,
+    storedAuthOnly: Boolean(opts.storedAuthOnly),
     now: () => Date.now(),
     sleep: realSleep,
     debug: (line) => {

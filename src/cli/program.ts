@@ -30,6 +30,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--no-input', 'never prompt (implied when stdin is not a TTY or CI is set)')
     .option('-v, --verbose', 'diagnostics on stderr, with secrets and task ids redacted')
     .option('--home <dir>', 'where config and vault live (env MCP_TASKS_HOME)')
+    .option('--stored-auth-only', 'never start a sign-in; exit 8 when one is needed')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: false });
 
@@ -88,6 +89,30 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .action(async (name: string, _opts, cmd: Command) => {
       const { runServerCheck } = await import('./commands/server.js');
       done(await runServerCheck(name, ctxOf(cmd)));
+    });
+
+  server
+    .command('login <name>')
+    .description('OAuth sign-in for an HTTP server (browser and loopback redirect, or --client-credentials)')
+    .option('--scope <scopes>', 'scopes to ask for (default: what the server names)')
+    .option('--no-browser', 'print the URL instead of opening a browser')
+    .option('--client-id <id>', 'a pre-registered client id (default: client metadata document or dynamic registration)')
+    .option('--client-secret-env <VAR>', 'read the client secret from $VAR')
+    .option('--client-key-env <VAR>', 'with --client-credentials: a PEM private key in $VAR (private_key_jwt)')
+    .option('--client-key-alg <alg>', 'the signing algorithm for --client-key-env (default: from the key)')
+    .option('--client-metadata-url <url>', 'the https URL of a client ID metadata document to use as client id')
+    .option('--client-credentials', 'machine sign-in (client_credentials grant), for CI')
+    .option('--timeout <duration>', 'how long to wait for the browser sign-in (default 5m)')
+    .action(async (name: string, opts, cmd: Command) => {
+      const { runServerLogin } = await import('./commands/server-auth.js');
+      done(await runServerLogin(name, opts, ctxOf(cmd)));
+    });
+  server
+    .command('logout <name>')
+    .description("forget the server's tokens and client registration")
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { runServerLogout } = await import('./commands/server-auth.js');
+      done(await runServerLogout(name, ctxOf(cmd)));
     });
 
   program

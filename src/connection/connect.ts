@@ -51,6 +51,8 @@ export interface ConnectOptions {
   /** stdio child's stderr lines (diagnostics; may contain anything the server prints). */
   onServerStderr?: (line: string) => void;
   debug?: (line: string) => void;
+  /** A server with a stored sign-in: the OAuth transport (connection/oauth-provider.ts). */
+  httpTransport?: import('./oauth-provider.js').HttpTransportFactory;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -147,10 +149,12 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     }
     const headers = resolveHeaders(entry, opts.env);
     const token = bearerToken(entry, opts.env);
-    transport = new StreamableHTTPClientTransport(url, {
-      requestInit: { headers },
-      ...(token ? { authProvider: { token: async () => token } } : {}),
-    });
+    transport = opts.httpTransport && !token
+      ? opts.httpTransport(url, { requestInit: { headers } })
+      : new StreamableHTTPClientTransport(url, {
+        requestInit: { headers },
+        ...(token ? { authProvider: { token: async () => token } } : {}),
+      });
   } else {
     const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
     // A subclass probes the era in place: the SDK would otherwise spawn the server twice.

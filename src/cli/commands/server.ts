@@ -144,8 +144,9 @@ export async function runServerAdd(name: string, command: string[], opts: Server
   const entry = buildEntry(name, opts, command);
   if (store.find(name) && !opts.force) throw new CliError('invalid-input', `a server named "${name}" already exists`, `Pass --force to replace it, or \`mcp-tasks server remove ${name}\` first.`);
   await store.put(entry);
-  if (ctx.json) ctx.stdout.write(jsonLine(redactEntry(entry)));
-  else ctx.stdout.write(`added server ${name} (${describe(entry)})\n  next: \`mcp-tasks server check ${name}\`\n`);
+  const signIn = await (await import('./server-auth.js')).signInNoteForNewServer(entry);
+  if (ctx.json) ctx.stdout.write(jsonLine({ ...redactEntry(entry), ...(signIn ? { requiresSignIn: true } : {}) }));
+  else ctx.stdout.write(`added server ${name} (${describe(entry)})\n  next: ${signIn ? `${signIn.replace(/^.*: run /, '')} (it requires sign-in)` : `\`mcp-tasks server check ${name}\``}\n`);
   return ExitCode.Ok;
 }
 
@@ -166,7 +167,8 @@ export async function runServerList(ctx: Context): Promise<number> {
 
 export async function runServerShow(name: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(name);
-  const view = redactEntry(entry);
+  const signIn = (await import('./server-auth.js')).signInView(entry, ctx);
+  const view = { ...redactEntry(entry), ...(signIn ? { signIn } : {}) };
   if (ctx.json) ctx.stdout.write(jsonLine(view));
   else for (const [k, v] of Object.entries(view)) ctx.stdout.write(`${k.padEnd(18)} ${typeof v === 'string' ? sanitize(v, { singleLine: true, maxLength: 2000 }) : safeJson(v)}\n`);
   return ExitCode.Ok;

@@ -1,0 +1,493 @@
+// The OAuthClientProvider behind `server login` and every connection to a signed-in server.
+// Only storage, the loopback redirect and the browser are ours: discovery, PKCE, registration
+// (dynamic or client ID metadata document), refresh, RFC 8707 resource, RFC 9207 `iss` checks
+// and scope selection are the SDK's (`auth`), and so are client_credentials and private_key_jwt
+// (its ClientCredentialsProvider / PrivateKeyJwtProvider, to which machine sign-ins delegate).
+import { spawn } from 'node:child_process';
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { OAuthClientProvider, OAuthDiscoveryState, StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
+import { CliError } from '../errors.js';
+import { readSignIn, writeSignIn, type MachineCredentials, type SignInRecord, type StoredTokens } from './oauth-store.js';
+
+type Sdk = typeof import('@modelcontextprotocol/client');
+
+export interface BrowserPlan {
+  /** How the authorization URL reaches a person: $BROWSER, the platform opener, or printed only. */
+  mode: 'browser-env' | 'platform' | 'print';
+}
+
+/** $BROWSER when set (even without a TTY, the usual convention), else the platform opener in a TTY, else print. */
+export function browserPlan(env: NodeJS.ProcessEnv, tty: boolean, noBrowser: boolean): BrowserPlan {
+  if (noBrowser) return { mode: 'print' };
+  if (env.BROWSER) return { mode: 'browser-env' };
+  return { mode: tty ? 'platform' : 'print' };
+}
+
+/** Can a sign-in be started in place (a 401 mid-command)? Only where someone or something can answer it. */
+export const canSignInInPlace = (env: NodeJS.ProcessEnv, tty: boolean) => Boolean(env.BROWSER) || tty;
+
+function openInBrowser(url: string, plan: BrowserPlan, env: NodeJS.ProcessEnv, debug: (l: string) => void): void {
+  let command: string;
+  let args: string[];
+  if (plan.mode === 'browser-env') {
+    // Colon-separated alternatives; the first is used. "%s" marks where the URL goes.
+    const first = (env.BROWSER ?? '').split(':')[0]!.trim();
+    const parts = first.split(/\s+/);
+    command = parts[0]!;
+    args = parts.slice(1);
+    if (args.some((a) => a.includes('%s'))) args = args.map((a) => a.replace('%s', url));
+    else args.push(url);
+  } else if (plan.mode === 'platform') {
+    if (process.platform === 'darwin') [command, args] = ['open', [url]];
+    else if (process.platform === 'win32') [command, args] = ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]];
+    else [command, args] = ['xdg-open', [url]];
+  } else return;
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.on('error', (e) => debug(`could not start the browser (${command}): ${e.message}`));
+    child.unref();
+  } catch (e) {
+    debug(`could not start the browser (${command}): ${(e as Error).message}`);
+  }
+}
+
+/** The loopback redirect target: 127.0.0.1 on a random (or the previously registered) port. */
+export class LoopbackRedirect {
+  private server?: Server;
+  private port = 0;
+  private waiting?: { resolve: (p: URLSearchParams) => void; reject: (e: unknown) => void };
+  private received?: URLSearchParams;
+  expectedState?: string;
+
+  get redirectUri(): string {
+    return `http://127.0.0.1:${this.port}/callback`;
+  }
+
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
+  /** Listen on `preferredPort` if free, else on a random port (`strict`: that port or fail). */
+  async listen(preferredPort?: number, strict = false): Promise<void> {
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (url.pathname !== '/callback') {
+        res.writeHead(404).end();
+        return;
+      }
+      const params = url.searchParams;
+      // A callback for another attempt (or a forged one) is refused and the wait goes on.
+      if (this.expectedState !== undefined && params.get('state') !== this.expectedState) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('This sign-in link does not belong to the sign-in mcp-tasks is waiting for.\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
+        params.get('error') ? '<p>Sign-in was refused. You can close this tab.</p>' : '<p>Signed in to mcp-tasks. You can close this tab.</p>',
+      );
+      this.received = params;
+      this.waiting?.resolve(params);
+      this.waiting = undefined;
+    });
+    const tryListen = (port: number) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    try {
+      await tryListen(preferredPort ?? 0);
+    } catch (err) {
+      if (!preferredPort || strict) throw err;
+      await tryListen(0);
+    }
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  /** The callback's query, or a timeout / interruption. */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<URLSearchParams> {
+    if (this.received) {
+      const r = this.received;
+      this.received = undefined;
+      return Promise.resolve(r);
+    }
+    return new Promise<URLSearchParams>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting = undefined;
+        reject(new CliError('auth', `no sign-in arrived within ${Math.round(timeoutMs / 1000)} s`, 'Run `mcp-tasks server login <name>` again and finish the sign-in in the browser (or pass --timeout).'));
+      }, timeoutMs);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new CliError('interrupted', 'sign-in interrupted', 'Run `mcp-tasks server login <name>` again.'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting = {
+        resolve: (p) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(p);
+        },
+        reject,
+      };
+    });
+  }
+
+  close(): void {
+    this.server?.close();
+    this.server?.closeAllConnections?.();
+    this.server = undefined;
+  }
+}
+
+export interface SignInIO {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** Where the URL is shown when it is printed (stderr: stdout may be --json). */
+  say(line: string): void;
+  debug(line: string): void;
+  /** Every token and secret loaded or saved is registered so -v never prints it. */
+  redact(secret: string | undefined): void;
+  interrupt?: AbortSignal;
+}
+
+/** The SignInIO of a command's context (structurally: connection/ does not import the CLI). */
+export function signInIO(ctx: { env: NodeJS.ProcessEnv; home: string; stderr: { write(s: string): void }; debug(l: string): void; redact(s: string | undefined): void; interrupt?: AbortSignal }): SignInIO {
+  return {
+    env: ctx.env,
+    home: ctx.home,
+    say: (line) => ctx.stderr.write(line.endsWith('\n') ? line : line + '\n'),
+    debug: (l) => ctx.debug(l),
+    redact: (s) => ctx.redact(s),
+    ...(ctx.interrupt ? { interrupt: ctx.interrupt } : {}),
+  };
+}
+
+export interface InteractiveOptions {
+  plan: BrowserPlan;
+  timeoutMs: number;
+  loopback: LoopbackRedirect;
+  /** A mid-command sign-in listens only while it waits. */
+  closeAfterCallback?: boolean;
+}
+
+/** The SDK's machine providers, rebuilt from the stored credentials (an env variable, when set, wins). */
+function machineDelegate(sdk: Sdk, m: MachineCredentials, env: NodeJS.ProcessEnv, issuer: string | undefined, scope: string | undefined): OAuthClientProvider {
+  const secret = (m.secretEnv && env[m.secretEnv]) || m.clientSecret;
+  const pem = (m.keyEnv && env[m.keyEnv]) || m.privateKeyPem;
+  const common = { clientId: m.clientId, clientName: 'mcp-tasks', ...(scope ? { scope } : {}), ...(issuer ? { expectedIssuer: issuer } : {}) };
+  if (pem) return new sdk.PrivateKeyJwtProvider({ ...common, privateKey: pem, algorithm: m.algorithm ?? signingAlgorithm(pem) });
+  if (secret) return new sdk.ClientCredentialsProvider({ ...common, clientSecret: secret });
+  throw new CliError('auth', 'the stored machine credentials have neither a secret nor a key', 'Run `mcp-tasks server login <name> --client-credentials` again.');
+}
+
+/** RFC 7518 algorithm for a PEM key: ES256/384/512 by curve, RS256 for RSA, EdDSA for Ed25519. */
+export function signingAlgorithm(pem: string): string {
+  const key = createPrivateKey(pem);
+  const type = key.asymmetricKeyType;
+  if (type === 'ec') {
+    const curve = key.asymmetricKeyDetails?.namedCurve;
+    return curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : 'ES256';
+  }
+  if (type === 'ed25519') return 'EdDSA';
+  if (type === 'rsa-pss') return 'PS256';
+  return 'RS256';
+}
+
+/**
+ * Storage for one server's sign-in, read at construction and written through on every change.
+ * `interactive` present: redirectToAuthorization opens the browser and the loopback waits for the
+ * callback; absent: a needed sign-in is an exit-8 error naming `server login`.
+ */
+export class StoredSignInProvider implements OAuthClientProvider {
+  private record: SignInRecord;
+  private discovery?: OAuthDiscoveryState;
+  private delegate?: OAuthClientProvider;
+  private stateValue?: string;
+  /** Set once the browser was sent to the authorization server: the transport then waits for the callback. */
+  pendingAuthorization = false;
+
+  constructor(
+    sdk: Sdk,
+    private readonly io: SignInIO,
+    record: SignInRecord,
+    private readonly interactive?: InteractiveOptions,
+  ) {
+    this.record = record;
+    this.redactAll();
+    if (record.kind === 'client_credentials' && record.machine) {
+      this.delegate = machineDelegate(sdk, record.machine, io.env, record.issuer, record.scope);
+      const d = this.delegate as unknown as { addClientAuthentication?: OAuthClientProvider['addClientAuthentication'] };
+      if (d.addClientAuthentication) this.addClientAuthentication = d.addClientAuthentication;
+    }
+    if (interactive?.loopback.listening && record.kind === 'authorization_code') this.record.redirectUri = interactive.loopback.redirectUri;
+  }
+
+  addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
+
+  get current(): SignInRecord {
+    return this.record;
+  }
+
+  private redactAll(): void {
+    const r = this.record;
+    this.io.redact(r.tokens?.access_token);
+    this.io.redact(r.tokens?.refresh_token);
+    this.io.redact(r.codeVerifier);
+    this.io.redact(r.clientInformation?.client_secret as string | undefined);
+    this.io.redact(r.machine?.clientSecret);
+  }
+
+  private persist(): void {
+    this.redactAll();
+    const { createdKeyFile } = writeSignIn(this.io.home, this.record, this.io.env);
+    if (createdKeyFile) this.io.say(`mcp-tasks: created the key ${createdKeyFile} (mode 0600); sign-ins and the vault are encrypted with it: back it up, and keep it out of shared places`);
+  }
+
+  get redirectUrl(): string | undefined {
+    return this.record.kind === 'authorization_code' ? this.record.redirectUri ?? 'http://127.0.0.1/callback' : undefined;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.record.clientMetadataUrl;
+  }
+
+  get clientMetadata() {
+    if (this.delegate) return this.delegate.clientMetadata;
+    return {
+      client_name: 'mcp-tasks',
+      redirect_uris: [this.redirectUrl!],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      // A command-line tool is a native application (OIDC client types; SEP-837).
+      application_type: 'native',
+      ...(this.record.scope ? { scope: this.record.scope } : {}),
+    } as OAuthClientProvider['clientMetadata'];
+  }
+
+  state(): string {
+    this.stateValue = randomBytes(16).toString('base64url');
+    if (this.interactive) this.interactive.loopback.expectedState = this.stateValue;
+    return this.stateValue;
+  }
+
+  clientInformation() {
+    if (this.delegate) return this.delegate.clientInformation() as never;
+    return this.record.clientInformation as never;
+  }
+
+  saveClientInformation(info: Record<string, unknown>): void {
+    if (this.delegate) return;
+    this.record.clientInformation = { ...info };
+    this.persist();
+  }
+
+  tokens() {
+    return this.record.tokens as never;
+  }
+
+  saveTokens(tokens: StoredTokens): void {
+    this.record.tokens = { ...tokens };
+    this.record.tokensSavedAt = Date.now();
+    if (typeof tokens.issuer === 'string') this.record.issuer = tokens.issuer;
+    // A redeemed verifier is useless; keep nothing we do not need.
+    delete this.record.codeVerifier;
+    this.persist();
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.record.codeVerifier = codeVerifier;
+    this.persist();
+  }
+
+  codeVerifier(): string {
+    if (!this.record.codeVerifier) throw new CliError('auth', 'no sign-in is in progress for this server', 'Run `mcp-tasks server login <name>`.');
+    return this.record.codeVerifier;
+  }
+
+  // Discovery is kept for this process only: the callback leg needs it, and a later process
+  // rediscovering is how a server that moved to another authorization server is followed.
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'tokens') delete this.record.tokens;
+    if ((scope === 'all' || scope === 'client') && !this.record.preRegistered && !this.delegate) delete this.record.clientInformation;
+    if (scope === 'all' || scope === 'verifier') delete this.record.codeVerifier;
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+    this.persist();
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    return this.delegate?.prepareTokenRequest?.(scope) as URLSearchParams | undefined;
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (!this.interactive) {
+      throw new CliError(
+        'auth',
+        `server "${this.record.server}" needs you to sign in again, and no browser can be used here`,
+        `Run \`mcp-tasks server login ${this.record.server}\` (in CI: \`server login ${this.record.server} --client-credentials\`), then retry.`,
+      );
+    }
+    const url = authorizationUrl.toString();
+    const { plan, loopback } = this.interactive;
+    if (!loopback.listening) {
+      // A sign-in started mid-command: the redirect must reach the port the client registered.
+      const port = Number(new URL(this.redirectUrl!).port) || undefined;
+      try {
+        await loopback.listen(port, true);
+      } catch {
+        throw new CliError('auth', `server "${this.record.server}" needs a new sign-in, and its redirect port ${port ?? '(none)'} on 127.0.0.1 is busy`, `Run \`mcp-tasks server login ${this.record.server}\`.`);
+      }
+    }
+    if (plan.mode === 'print') this.io.say(`Open this URL in a browser to sign in to ${this.record.server}:\n  ${url}\nWaiting for the sign-in (up to ${Math.round(this.interactive.timeoutMs / 1000)} s)…`);
+    else this.io.say(`Opening the browser to sign in to ${this.record.server}. If it does not open, visit:\n  ${url}`);
+    openInBrowser(url, plan, this.io.env, this.io.debug);
+    this.pendingAuthorization = true;
+  }
+
+  /** The authorization server's answer on the loopback (after redirectToAuthorization). */
+  async awaitCallback(): Promise<URLSearchParams> {
+    if (!this.interactive || !this.pendingAuthorization) throw new CliError('auth', 'no sign-in is in progress', 'Run `mcp-tasks server login <name>`.');
+    try {
+      return await this.interactive.loopback.wait(this.interactive.timeoutMs, this.io.interrupt);
+    } finally {
+      this.pendingAuthorization = false;
+      if (this.interactive.closeAfterCallback) this.interactive.loopback.close();
+    }
+  }
+}
+
+/**
+ * The SDK's Streamable HTTP transport, plus the one thing it leaves to hosts: when a 401 or a
+ * 403 insufficient_scope sent the browser to the authorization server, wait for the loopback
+ * callback, finish the sign-in (`finishAuth`) and retry the request once.
+ */
+export function signInTransportClass(sdk: Sdk) {
+  return class SignInHttpTransport extends sdk.StreamableHTTPClientTransport {
+    constructor(url: URL, private readonly provider: StoredSignInProvider, opts: ConstructorParameters<typeof SdkHttpTransport>[1]) {
+      super(url, { ...opts, authProvider: provider });
+    }
+
+    override async send(...args: Parameters<SdkHttpTransport['send']>): Promise<void> {
+      try {
+        return await super.send(...args);
+      } catch (err) {
+        if (!(err instanceof sdk.UnauthorizedError) || !this.provider.pendingAuthorization) throw err;
+        const params = await this.provider.awaitCallback();
+        await finishSignIn(params, (p) => this.finishAuth(p));
+        return await super.send(...args);
+      }
+    }
+  };
+}
+
+/** Redeem a loopback callback: an `error` is the authorization server's refusal, shown as such. */
+export async function finishSignIn(params: URLSearchParams, redeem: (p: URLSearchParams) => Promise<void>): Promise<void> {
+  const error = params.get('error');
+  if (error && !params.get('code')) {
+    const desc = params.get('error_description');
+    throw new CliError('auth', `the authorization server refused the sign-in: ${clean(error)}${desc ? ` (${clean(desc)})` : ''}`, 'Check the account and the scopes asked for, then run `mcp-tasks server login <name>` again.');
+  }
+  await redeem(params);
+}
+
+const clean = (s: string) => s.replace(/[^\x20-\x7e]/g, '').slice(0, 200);
+
+/** A fresh record for `server login`. */
+export function newSignInRecord(server: string, serverUrl: string, kind: SignInRecord['kind']): SignInRecord {
+  return { server, serverUrl, kind, updatedAt: new Date().toISOString() };
+}
+
+/** The stored sign-in for a server entry, if one exists for its current URL. */
+export function storedSignIn(home: string, server: string, serverUrl: string, env: NodeJS.ProcessEnv): SignInRecord | undefined {
+  const record = readSignIn(home, server, env);
+  if (!record) return undefined;
+  if (record.serverUrl !== serverUrl) return undefined;
+  return record;
+}
+
+export { readSignIn };
+
+export interface AuthProbe {
+  /** The server asked for a sign-in (401 with a challenge, or protected-resource metadata). */
+  requiresSignIn: boolean;
+  status?: number;
+  resourceMetadataUrl?: URL;
+  scope?: string;
+}
+
+/**
+ * One unauthenticated `server/discover` POST: does the server ask for a sign-in? A network
+ * failure is "unknown" (undefined): adding a server must work offline.
+ */
+export async function probeServerAuth(sdk: Sdk, url: string, headers: Record<string, string>, timeoutMs: number): Promise<AuthProbe | undefined> {
+  const { MODERN_PROTOCOL_VERSION, META_PROTOCOL_VERSION, META_CLIENT_INFO, META_CLIENT_CAPABILITIES } = await import('../protocol/constants.js');
+  const { VERSION } = await import('../version.js');
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'server/discover' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'mcp-tasks-auth-probe',
+        method: 'server/discover',
+        params: { _meta: { [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION, [META_CLIENT_INFO]: { name: 'mcp-tasks', version: VERSION }, [META_CLIENT_CAPABILITIES]: {} } },
+      }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch {
+    return undefined;
+  }
+  await response.body?.cancel().catch(() => {});
+  if (response.status !== 401 && response.status !== 403) return { requiresSignIn: false, status: response.status };
+  const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(response);
+  if (response.headers.has('www-authenticate') && response.status === 401) return { requiresSignIn: true, status: 401, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  try {
+    await sdk.discoverOAuthProtectedResourceMetadata(url, resourceMetadataUrl ? { resourceMetadataUrl } : undefined);
+    return { requiresSignIn: true, status: response.status, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  } catch {
+    return { requiresSignIn: false, status: response.status };
+  }
+}
+
+export const IN_PLACE_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
+
+export type HttpTransportFactory = (url: URL, opts: { requestInit: RequestInit }) => import('@modelcontextprotocol/client').Transport;
+
+/**
+ * The transport for a server with a stored sign-in (undefined without one). Refresh is the
+ * SDK's; a sign-in needed mid-command is started in place only where a browser can be used
+ * and --stored-auth-only is not set.
+ */
+export async function signInTransportFor(
+  io: SignInIO,
+  entry: { name: string; url: string },
+  where: { tty: boolean; storedAuthOnly: boolean },
+): Promise<HttpTransportFactory | undefined> {
+  const record = storedSignIn(io.home, entry.name, entry.url, io.env);
+  if (!record) return undefined;
+  const sdk = await import('@modelcontextprotocol/client');
+  const inPlace = record.kind === 'authorization_code' && !where.storedAuthOnly && canSignInInPlace(io.env, where.tty);
+  const provider = new StoredSignInProvider(
+    sdk,
+    io,
+    record,
+    inPlace ? { plan: browserPlan(io.env, where.tty, false), timeoutMs: IN_PLACE_SIGN_IN_TIMEOUT_MS, loopback: new LoopbackRedirect(), closeAfterCallback: true } : undefined,
+  );
+  const Transport = signInTransportClass(sdk);
+  io.debug(`using the stored sign-in for ${entry.name}${inPlace ? ' (a new sign-in may open the browser)' : ''}`);
+  return (url, opts) => new Transport(url, provider, opts);
+}
