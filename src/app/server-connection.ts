@@ -39,7 +39,7 @@ export async function openConnection(ctx: Context, entry: ServerEntry, opts: Ope
     for (const [k, v] of Object.entries(entry.env ?? {})) ctx.redact(v === '' ? ctx.env[k] : v);
   }
   const httpTransport = entry.transport === 'http' && !entry.bearerEnv
-    ? await await import('../connection/oauth-provider.js').then((m) => m.signInTransportFor(m.signInIO(ctx), entry, { tty: ctx.interactive, storedAuthOnly: ctx.storedAuthOnly }))
+    ? await import('../connection/oauth-provider.js').then((m) => m.signInTransportFor(m.signInIO(ctx), entry, { tty: ctx.interactive, storedAuthOnly: ctx.storedAuthOnly }))
     : undefined;
   const started = ctx.now();
   const conn = await withServerName(entry.name, () => connect(entry, {
