@@ -209,6 +209,8 @@ export class StoredSignInProvider implements OAuthClientProvider {
   private stateValue?: string;
   /** Set once the browser was sent to the authorization server: the transport then waits for the callback. */
   pendingAuthorization = false;
+  /** One browser sign-in per process: a server that refuses again after it gets an error, not a loop. */
+  private browserSignInsLeft = 1;
 
   constructor(
     sdk: Sdk,
@@ -332,6 +334,13 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.interactive && this.browserSignInsLeft === 0) {
+      throw new CliError(
+        'auth',
+        `server "${this.record.server}" still refuses access after a new sign-in${this.record.tokens?.scope ? ` (granted: ${clean(this.record.tokens.scope)})` : ''}`,
+        `Ask the server's operator which scopes it needs, then \`mcp-tasks server login ${this.record.server} --scope …\`.`,
+      );
+    }
     if (!this.interactive) {
       throw new CliError(
         'auth',
@@ -353,7 +362,14 @@ export class StoredSignInProvider implements OAuthClientProvider {
     if (plan.mode === 'print') this.io.say(`Open this URL in a browser to sign in to ${this.record.server}:\n  ${url}\nWaiting for the sign-in (up to ${Math.round(this.interactive.timeoutMs / 1000)} s)…`);
     else this.io.say(`Opening the browser to sign in to ${this.record.server}. If it does not open, visit:\n  ${url}`);
     openInBrowser(url, plan, this.io.env, this.io.debug);
+    this.browserSignInsLeft--;
     this.pendingAuthorization = true;
+  }
+
+  /** Stop listening for a callback (the connection is closing). */
+  dispose(): void {
+    this.interactive?.loopback.close();
+    this.pendingAuthorization = false;
   }
 
   /** The authorization server's answer on the loopback (after redirectToAuthorization). */
@@ -388,6 +404,11 @@ export function signInTransportClass(sdk: Sdk) {
         await finishSignIn(params, (p) => this.finishAuth(p));
         return await super.send(...args);
       }
+    }
+
+    override async close(): Promise<void> {
+      this.provider.dispose();
+      return super.close();
     }
   };
 }

@@ -97,6 +97,11 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
         ...(pem ? { privateKeyPem: pem, keyEnv: opts.clientKeyEnv!, ...(opts.clientKeyAlg ? { algorithm: opts.clientKeyAlg } : {}) } : {}),
       };
       if (opts.scope) record.scope = opts.scope;
+      // The machine's credentials go only to the authorization server found now (SEP-2352):
+      // later sign-ins refuse another one.
+      const info = await sdk.discoverOAuthServerInfo(entry.url, baseAuth.resourceMetadataUrl ? { resourceMetadataUrl: baseAuth.resourceMetadataUrl } : {});
+      const issuer = info.authorizationServerMetadata?.issuer ?? String(info.authorizationServerUrl);
+      record.issuer = issuer;
       const provider = new oauth.StoredSignInProvider(sdk, io, record);
       const result = await sdk.auth(provider, baseAuth);
       if (result !== 'AUTHORIZED') throw new CliError('auth', `the authorization server did not issue a token to client ${opts.clientId}`, 'Check the client id, secret and scopes.');
