@@ -1,0 +1,145 @@
+// A real OAuth 2.1 authorization server (the certified `oidc-provider`) and a resource gate in
+// front of the demo server that admits only its access tokens: the sign-in tests' "production".
+// The gate serves protected-resource metadata and answers 401 with a WWW-Authenticate
+// challenge, as an MCP server behind OAuth does. Login and consent are granted at once (the
+// test browser script follows the redirects), so a sign-in needs no person.
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+
+export interface AuthWorld {
+  /** The gated MCP endpoint (what `server add --url` gets). */
+  url: string;
+  issuer: string;
+  /** Every access and refresh token the authorization server issued, by value. */
+  issued: { access: string[]; refresh: string[] };
+  /** Bearer tokens the gate was shown (to check they are the issued ones). */
+  presented: Set<string>;
+  /** Requests the gate refused (401). */
+  refused(): number;
+  /** Forget every access token (the next request gets a 401, so the client must refresh). */
+  expireAccessTokens(): Promise<void>;
+  /** Revoke every refresh token as well (the sign-in is gone: only a new login helps). */
+  revokeRefreshTokens(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const listen = (server: Server) => new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as AddressInfo).port)));
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number } = {}): Promise<AuthWorld> {
+  const asServer = createServer();
+  const asPort = await listen(asServer);
+  const issuer = `http://127.0.0.1:${asPort}`;
+  const gateServer = createServer();
+  const gatePort = await listen(gateServer);
+  const resource = `http://127.0.0.1:${gatePort}/mcp`;
+  const scope = 'mcp:tasks';
+
+  const provider = new Provider(issuer, {
+    clients: [],
+    scopes: ['openid', 'offline_access', scope],
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({ scope, audience: resource, accessTokenTTL: opts.accessTokenTtlS ?? 3600, accessTokenFormat: 'opaque' }),
+      },
+    },
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    cookies: { keys: ['sign-in-tests-only'] },
+    ttl: { Session: 3600, Interaction: 600, Grant: 3600, AccessToken: opts.accessTokenTtlS ?? 3600, RefreshToken: 86_400 },
+  });
+  const issued = { access: [] as string[], refresh: [] as string[] };
+  provider.on('access_token.saved', (t: { jti: string }) => issued.access.push(t.jti));
+  provider.on('refresh_token.saved', (t: { jti: string }) => issued.refresh.push(t.jti));
+
+  const oidc = provider.callback();
+  asServer.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      if (req.url?.startsWith('/interaction/')) {
+        // The person at the browser signs in as alice and consents to everything asked.
+        const details = (await provider.interactionDetails(req, res)) as { prompt: { name: string; details: unknown }; grantId?: string; session?: { accountId: string }; params: Record<string, unknown> };
+        if (details.prompt.name === 'login') {
+          await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false });
+          return;
+        }
+        const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+        const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+        if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+        for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+        const grantId = await grant.save();
+        await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+        return;
+      }
+      oidc(req, res);
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
+  });
+
+  let refusedCount = 0;
+  const presented = new Set<string>();
+  const demo = new URL(demoUrl);
+  gateServer.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+    const body = await readBody(req);
+    if (req.url === '/.well-known/oauth-protected-resource/mcp') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [scope], bearer_methods_supported: ['header'] }));
+      return;
+    }
+    const auth = req.headers.authorization ?? '';
+    const token = /^Bearer (.+)$/.exec(auth)?.[1];
+    if (token) presented.add(token);
+    const found = (token ? await provider.AccessToken.find(token) : undefined) as { isExpired: boolean; aud?: string | string[] } | undefined;
+    if (!found || found.isExpired || !(found.aud === resource || (Array.isArray(found.aud) && found.aud.includes(resource)))) {
+      refusedCount++;
+      res
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer resource_metadata="http://127.0.0.1:${gatePort}/.well-known/oauth-protected-resource/mcp", scope="${scope}"` })
+        .end(JSON.stringify({ error: 'invalid_token' }));
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers.authorization;
+    const up = httpRequest({ host: demo.hostname, port: demo.port, path: demo.pathname, method: req.method, headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    up.end(body);
+  });
+
+  const destroyAll = async (model: { adapter: { destroy(id: string): Promise<void> } }, ids: string[]) => {
+    for (const id of ids) await model.adapter.destroy(id);
+  };
+  return {
+    url: resource,
+    issuer,
+    issued,
+    presented,
+    refused: () => refusedCount,
+    expireAccessTokens: () => destroyAll(provider.AccessToken as never, issued.access),
+    async revokeRefreshTokens() {
+      await destroyAll(provider.AccessToken as never, issued.access);
+      await destroyAll(provider.RefreshToken as never, issued.refresh);
+    },
+    async close() {
+      for (const s of [asServer, gateServer]) {
+        s.closeAllConnections();
+        await new Promise<void>((r) => s.close(() => r()));
+      }
+    },
+  };
+}
