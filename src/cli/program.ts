@@ -36,7 +36,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
 
   const ctxOf = (cmd: Command) => makeContext(cmd.optsWithGlobals() as GlobalOptions);
 
-  const server = program.command('server').description('named servers: add, list, show, remove, import, check');
+  const server = program.command('server').description('named servers: add, list, show, remove, import, check, login, logout');
   server
     .command('add <name> [command...]')
     .description('add a Streamable HTTP server (--url) or a stdio server (-- <command> [args...])')
