@@ -68,7 +68,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   provider.on('refresh_token.saved', (t: { jti: string }) => issued.refresh.push(t.jti));
 
   const oidc = provider.callback();
-  asServer.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+  const onAsRequest = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       if (req.url?.startsWith('/interaction/')) {
         // The person at the browser signs in as alice and consents to everything asked.
@@ -89,12 +89,13 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     } catch (err) {
       res.writeHead(500).end(String(err));
     }
-  });
+  };
+  asServer.on('request', (req: IncomingMessage, res: ServerResponse) => void onAsRequest(req, res));
 
   let refusedCount = 0;
   const presented = new Set<string>();
   const demo = new URL(demoUrl);
-  gateServer.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+  const onGateRequest = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req);
     if (req.url === '/.well-known/oauth-protected-resource/mcp') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [scope], bearer_methods_supported: ['header'] }));
@@ -119,7 +120,8 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     });
     up.on('error', () => res.destroy());
     up.end(body);
-  });
+  };
+  gateServer.on('request', (req: IncomingMessage, res: ServerResponse) => void onGateRequest(req, res));
 
   const destroyAll = async (model: { adapter: { destroy(id: string): Promise<void> } }, ids: string[]) => {
     for (const id of ids) await model.adapter.destroy(id);

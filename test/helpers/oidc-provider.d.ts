@@ -1,6 +1,5 @@
 // oidc-provider ships no types; the tests use a handful of its calls, typed where they are used.
 declare module 'oidc-provider' {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const Provider: any;
   export default Provider;
 }
