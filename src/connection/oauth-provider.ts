@@ -288,8 +288,22 @@ export class StoredSignInProvider implements OAuthClientProvider {
     this.persist();
   }
 
-  tokens() {
+  tokens(ctx?: { issuer: string }) {
+    // Inside a sign-in or refresh (ctx given): another process may have refreshed meanwhile, and
+    // a rotated refresh token is single-use, so take the newer tokens from the file.
+    if (ctx) this.adoptNewerTokens();
     return this.record.tokens as never;
+  }
+
+  private adoptNewerTokens(): void {
+    try {
+      const onDisk = readSignIn(this.io.home, this.record.server, this.io.env);
+      if (onDisk?.serverUrl === this.record.serverUrl && onDisk.tokens && (onDisk.tokensSavedAt ?? 0) > (this.record.tokensSavedAt ?? 0)) {
+        this.record.tokens = onDisk.tokens;
+        this.record.tokensSavedAt = onDisk.tokensSavedAt!;
+        this.redactAll();
+      }
+    } catch { /* keep ours */ }
   }
 
   saveTokens(tokens: StoredTokens): void {
@@ -452,7 +466,7 @@ export interface AuthProbe {
  * One unauthenticated `server/discover` POST: does the server ask for a sign-in? A network
  * failure is "unknown" (undefined): adding a server must work offline.
  */
-export async function probeServerAuth(sdk: Sdk, url: string, headers: Record<string, string>, timeoutMs: number): Promise<AuthProbe | undefined> {
+export async function probeServerAuth(sdk: Sdk, url: string, headers: Record<string, string>, timeoutMs: number, opts: { metadataEvenIfAdmitted?: boolean } = {}): Promise<AuthProbe | undefined> {
   const { MODERN_PROTOCOL_VERSION, META_PROTOCOL_VERSION, META_CLIENT_INFO, META_CLIENT_CAPABILITIES } = await import('../protocol/constants.js');
   const { VERSION } = await import('../version.js');
   let response: Response;
@@ -473,7 +487,7 @@ export async function probeServerAuth(sdk: Sdk, url: string, headers: Record<str
     return undefined;
   }
   await response.body?.cancel().catch(() => {});
-  if (response.status !== 401 && response.status !== 403) return { requiresSignIn: false, status: response.status };
+  if (response.status !== 401 && response.status !== 403 && !opts.metadataEvenIfAdmitted) return { requiresSignIn: false, status: response.status };
   const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(response);
   if (response.headers.has('www-authenticate') && response.status === 401) return { requiresSignIn: true, status: 401, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
   try {

@@ -98,4 +98,19 @@ describe('sign-in (OAuth 2.1 through the SDK)', () => {
     assert.equal(parseJsonDoc((await h.ok(['--json', 'server', 'show', 'secure'])).stdout).signIn, undefined);
     assert.equal((await h.run(['tools', 'secure'])).code, 8);
   });
+
+  test('a server that asks for no sign-in is said so; remove forgets a sign-in with the server', async () => {
+    const h = newHome();
+    const added = await h.ok(['server', 'add', 'open', '--url', demo.url]);
+    assert.doesNotMatch(added.stdout, /server login/);
+    const r = await h.run(['server', 'login', 'open'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /does not ask for a sign-in/);
+
+    await h.ok(['server', 'add', 'secure', '--url', world.url]);
+    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    assert.ok(filesUnder(h.dir).some((f) => f.path.endsWith(join('sign-in', 'secure.json'))));
+    await h.ok(['server', 'remove', 'secure']);
+    assert.ok(!filesUnder(h.dir).some((f) => f.path.endsWith(join('sign-in', 'secure.json'))), 'removing the server removes its sign-in');
+  });
 });

@@ -67,8 +67,11 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
   const sdk = await import('@modelcontextprotocol/client');
   const oauth = await import('../../connection/oauth-provider.js');
   const io = oauth.signInIO(ctx);
-  const probe = await oauth.probeServerAuth(sdk, entry.url, plainHeaders(entry), 15_000);
+  const probe = await oauth.probeServerAuth(sdk, entry.url, plainHeaders(entry), 15_000, { metadataEvenIfAdmitted: true });
   ctx.debug(`sign-in probe: ${probe ? `HTTP ${probe.status}${probe.requiresSignIn ? ', sign-in asked for' : ''}` : 'no answer'}`);
+  if (probe && !probe.requiresSignIn && probe.status !== undefined && probe.status < 400) {
+    throw new CliError('invalid-input', `server "${name}" does not ask for a sign-in (it answered without one and publishes no protected-resource metadata)`, `Use it as it is: \`mcp-tasks server check ${name}\`.`);
+  }
   const previous = readSignIn(ctx.home, name, ctx.env);
   const baseAuth = {
     serverUrl: entry.url,

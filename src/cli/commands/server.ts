@@ -178,6 +178,7 @@ export async function runServerRemove(name: string, ctx: Context): Promise<numbe
   validateServerName(name);
   const removed = await new ServerStore(ctx.home).remove(name);
   if (!removed) throw new CliError('not-found', `no server named "${name}"`, 'Run `mcp-tasks server list`.');
+  (await import('../../connection/oauth-store.js')).removeSignIn(ctx.home, name);
   if (ctx.json) ctx.stdout.write(jsonLine({ removed: name }));
   else ctx.stdout.write(`removed server ${name}; vaulted tasks created on it are kept, and will only be sent to the same server again\n`);
   return ExitCode.Ok;
