@@ -83,7 +83,12 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
           if (opts.streamed) opts.streamed.last = s;
         }
       },
-      onRetry: (n) => progress.note(`server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${n.delayMs < 1000 ? `${n.delayMs} ms` : `${Math.ceil(n.delayMs / 1000)} s`}`),
+      onRetry: (n) => {
+        const wait = n.delayMs < 1000 ? `${n.delayMs} ms` : `${Math.ceil(n.delayMs / 1000)} s`;
+        // of 0: the server asked us to back off (HTTP 429), which is not a failure to count.
+        progress.note(n.of === 0 ? `${sanitize(n.reason, { singleLine: true, maxLength: 200 })}; asking again in ${wait}` : `server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${wait}`);
+      },
+      onClamp: (c) => ctx.debug(c.why === 'ttl' ? `the server asks to wait ${c.askedMs} ms between polls; waiting ${c.usedMs} ms, until the task's ttlMs runs out` : `the server asks to wait ${c.askedMs} ms between polls; waiting the minimum ${c.usedMs} ms`),
       ...(opts.onInputRequired
         ? {
             onInputRequired: async (s: TaskSnapshot) => {

@@ -153,6 +153,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .addHelpText('after', refHelp)
     .option('--wait', 'follow the task to its terminal state and exit with its code')
     .option('--timeout <duration>', 'with --wait: stop after this long (exit 124)')
+    .option('--force', 'send tasks/cancel even when the vault holds the task as finished')
     .action(async (ref: string, opts, cmd: Command) => {
       const { runCancel } = await import('./commands/cancel.js');
       done(await runCancel(ref, opts, ctxOf(cmd)));
