@@ -15,7 +15,7 @@ import { followTask, persistSnapshot } from './follow.js';
 import { refFor, reportEnd } from './report.js';
 import { toCliError } from './remote-error.js';
 import type { TaskTarget } from './task-target.js';
-import { askerHeader, collectResponses, inputHandler, type AnswerSource } from './answering.js';
+import { askerHeader, collectResponses, inputHandler, relistedHandler, type AnswerSource } from './answering.js';
 
 export interface SubmitOptions extends AnswerSource {
   detach?: boolean;
@@ -126,6 +126,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     initial: task,
     ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     onInputRequired: inputHandler(ctx, conn, vault, target, opts),
+    onInputRelisted: relistedHandler(ctx, conn, vault, target, opts),
   });
   return reportEnd(ctx, target, end);
 }

@@ -144,6 +144,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--answers <file>', 'responses by key (JSON; - for stdin)')
     .addOption(new Option('--decline <key>', 'decline this elicitation (repeatable)').argParser(collect))
     .addOption(new Option('--cancel <key>', 'cancel this elicitation (repeatable)').argParser(collect))
+    .addOption(new Option('--again <key>', 'send a new answer to a key answered before, on purpose (repeatable)').argParser(collect))
     .action(async (ref: string, opts, cmd: Command) => {
       const { runAnswer } = await import('./commands/answer.js');
       done(await runAnswer(ref, opts, ctxOf(cmd)));

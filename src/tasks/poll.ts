@@ -4,6 +4,7 @@ import { isTerminalStatus } from '../protocol/constants.js';
 import { RateLimitedError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
 import type { WatchEnd } from './outcome.js';
 import { expiresAtMs, snapshotChanged, type TaskSnapshot } from './task-snapshot.js';
+import { stuckVerdict } from './input-stuck.js';
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** A server asking for sub-100 ms polls gets 100 ms: we never hammer, whatever it says. */
@@ -51,6 +52,12 @@ export interface PollOptions {
   onInputStuck?: (snapshot: TaskSnapshot, forMs: number) => void;
   /** Default 15 s. */
   inputStuckAfterMs?: number;
+  /**
+   * Called when the same handled keys are still listed another `inputStuckAfterMs` after the
+   * notice. 'answered': a new answer went out on purpose; 'wait': keep waiting another period;
+   * 'stop' (also without a handler): end with needs-input, marked `relisted`.
+   */
+  onInputRelisted?: (snapshot: TaskSnapshot) => Promise<'answered' | 'wait' | 'stop'>;
 }
 
 export const DEFAULT_INPUT_STUCK_AFTER_MS = 15_000;
@@ -173,9 +180,18 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         if (verdict === 'stop') return { kind: 'needs-input', snapshot };
         handledAt = opts.now();
         stuckReported = false;
-      } else if (handledAt !== undefined && !stuckReported && opts.now() - handledAt >= (opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS)) {
-        stuckReported = true;
-        opts.onInputStuck?.(snapshot, opts.now() - handledAt);
+      } else if (handledAt !== undefined) {
+        const verdict = stuckVerdict(handledAt, opts.now(), opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS, stuckReported);
+        if (verdict === 'notice') {
+          stuckReported = true;
+          opts.onInputStuck?.(snapshot, opts.now() - handledAt);
+        } else if (verdict === 'give-up') {
+          const next = opts.onInputRelisted ? await opts.onInputRelisted(snapshot) : 'stop';
+          if (next === 'stop') return { kind: 'needs-input', snapshot, relisted: Object.keys(snapshot.inputRequests ?? {}) };
+          // A new answer, or another period of patience: the clock starts again, the notice stays said.
+          handledAt = opts.now();
+          stuckReported = next === 'wait';
+        }
       }
     } else {
       // Once the task moves on, a later request for the same keys is a new round: the handler
