@@ -21,6 +21,8 @@ export interface AnswerSource {
   answers?: string;
   decline?: string[];
   cancel?: string[];
+  /** Keys answered before that get a new answer on purpose (`answer --again KEY`). */
+  again?: string[];
 }
 
 let stdinAnswers: Record<string, unknown> | undefined;
@@ -101,14 +103,10 @@ export async function collectResponses(
 /** Answer a task's pending input with tasks/update and record the answered keys in the vault. */
 export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
-  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered, src);
+  const again = new Set(src.again ?? []);
+  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), src);
   for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
   for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice\n`);
-  if (plan.alreadyAnswered.length > 0 && Object.keys(plan.send).length === 0 && plan.unanswered.length === 0) {
-    // Either the server has not taken the answer in yet, or it asks again for a key it was given
-    // (keys are unique for a task's lifetime): waiting tells which; a second answer would not.
-    ctx.stderr.write(`the server still lists only keys answered before: it may still be taking the answer in. If it stays like this, the server did not accept it: cancel the task or check the server.\n`);
-  }
   const keys = Object.keys(plan.send);
   if (keys.length === 0) return { ...plan, sent: [] };
   await updateTask(conn, target.taskId, plan.send);
@@ -121,6 +119,26 @@ export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vau
   if (target.persisted) vault.update(target.record.opId, record);
   if (!ctx.json) ctx.stderr.write(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}\n`);
   return { ...plan, sent: keys };
+}
+
+/**
+ * For watch and call, when the server still lists answered keys after the notice and another
+ * equal period: a person is asked what to do; without one, the watch ends (exit 5).
+ */
+export function relistedHandler(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, src: AnswerSource) {
+  return async (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'wait' | 'stop'> => {
+    if (!ctx.interactive) return 'stop';
+    const keys = Object.keys(s.inputRequests ?? {});
+    const names = keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
+    const choice = await ctx.prompter.select<'again' | 'wait' | 'stop'>(`The server keeps asking for ${names}, already answered. What now?`, [
+      { name: 'Send a new answer', value: 'again' },
+      { name: 'Keep waiting', value: 'wait' },
+      { name: 'Stop watching (the task stays on the server)', value: 'stop' },
+    ]);
+    if (choice !== 'again') return choice;
+    const round = await answerTaskRound(ctx, conn, vault, target, s.inputRequests ?? {}, { ...src, again: keys });
+    return round.sent.length > 0 ? 'answered' : 'stop';
+  };
 }
 
 /** One person, one prompt at a time: several watched tasks asking at once take turns. */

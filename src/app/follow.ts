@@ -25,6 +25,7 @@ export interface FollowOptions {
   streamed?: { last?: TaskSnapshot };
   retry?: RetryPolicy;
   onInputRequired?: (s: TaskSnapshot) => Promise<'answered' | 'stop'>;
+  onInputRelisted?: (s: TaskSnapshot) => Promise<'answered' | 'wait' | 'stop'>;
 }
 
 /** Record a snapshot in the vault (only for vaulted targets). */
@@ -59,9 +60,19 @@ export function retryPolicyFrom(env: NodeJS.ProcessEnv): RetryPolicy | undefined
   return { attempts: Number(m[1]), baseDelayMs: Number(m[2]), maxDelayMs: Math.max(Number(m[2]) * 16, 1) };
 }
 
+/**
+ * MCP_TASKS_INPUT_STUCK_MS: how long answered keys may stay listed before the notice (and, as
+ * long again, before a watch without a terminal gives up). Default 15 s.
+ */
+export function stuckPeriodFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const m = /^(\d+)$/.exec(env.MCP_TASKS_INPUT_STUCK_MS ?? '');
+  return m ? Math.max(Number(m[1]), 1) : undefined;
+}
+
 export async function followTask(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, opts: FollowOptions = {}): Promise<WatchEnd> {
   const label = `${target.record.operation.name} on ${target.record.server.name}`;
   const retry = opts.retry ?? retryPolicyFrom(ctx.env);
+  const stuckAfterMs = stuckPeriodFrom(ctx.env);
   const progress = await startProgress(ctx, label, { multi: opts.multi ?? false });
   try {
     const end = await pollUntil({
@@ -73,6 +84,7 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
       ...(opts.initial ? { initial: opts.initial } : {}),
       ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
       ...(retry ? { retry } : {}),
+      ...(stuckAfterMs !== undefined ? { inputStuckAfterMs: stuckAfterMs } : {}),
       onSnapshot: (s, changed) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
@@ -83,13 +95,26 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
           if (opts.streamed) opts.streamed.last = s;
         }
       },
-      onRetry: (n) => progress.note(`server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${n.delayMs < 1000 ? `${n.delayMs} ms` : `${Math.ceil(n.delayMs / 1000)} s`}`),
+      onRetry: (n) => {
+        const wait = n.delayMs < 1000 ? `${n.delayMs} ms` : `${Math.ceil(n.delayMs / 1000)} s`;
+        // of 0: the server asked us to back off (HTTP 429), which is not a failure to count.
+        progress.note(n.of === 0 ? `${sanitize(n.reason, { singleLine: true, maxLength: 200 })}; asking again in ${wait}` : `server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${wait}`);
+      },
+      onClamp: (c) => ctx.debug(c.why === 'ttl' ? `the server asks to wait ${c.askedMs} ms between polls; waiting ${c.usedMs} ms, until the task's ttlMs runs out` : `the server asks to wait ${c.askedMs} ms between polls; waiting the minimum ${c.usedMs} ms`),
       ...(opts.onInputRequired
         ? {
             onInputRequired: async (s: TaskSnapshot) => {
               progress.stop();
               return opts.onInputRequired!(s);
             },
+            ...(opts.onInputRelisted
+              ? {
+                  onInputRelisted: async (s: TaskSnapshot) => {
+                    progress.stop();
+                    return opts.onInputRelisted!(s);
+                  },
+                }
+              : {}),
             onInputStuck: (s: TaskSnapshot, forMs: number) => {
               const keys = Object.keys(s.inputRequests ?? {}).map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
               progress.say(

@@ -26,6 +26,10 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
     if (err.code === ErrorCode.UnsupportedProtocolVersion) {
       return new CliError('protocol', `the server no longer accepts the protocol version mcp-tasks used${on}: ${msg}`, `It changed since it was last checked: \`mcp-tasks server check ${server ?? '<name>'}\` refreshes what is known about it.`, ExitCode.Unreachable);
     }
+    if (err.code === ErrorCode.HeaderMismatch) {
+      // -32020: the HTTP headers did not match the body, so the server admitted nothing.
+      return new CliError('protocol', `the server did not admit the request${on}: header mismatch (error -32020): ${msg}`, `Nothing was started or changed, so it is safe to retry; if it persists, \`mcp-tasks server check ${server ?? '<name>'}\` and report it to the server's operator.`, ExitCode.Unreachable);
+    }
     if (err.method === 'tasks/update' && err.code === ErrorCode.InvalidParams) {
       // Unknown task, a task no longer waiting, or responses it does not accept: the answer was not taken.
       return new CliError('invalid-input', `the server refused the answer${on}: ${msg}`, 'Nothing was recorded as answered. `mcp-tasks get <ref>` shows what the task is waiting for now.');

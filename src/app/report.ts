@@ -7,12 +7,27 @@ import { exitCodeForEnd, type WatchEnd } from '../tasks/outcome.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskTarget } from './task-target.js';
 import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
+import { sanitize } from '../output/sanitize.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
   if (!target.persisted) return `- --server ${target.entry.name}  (taskId on stdin)`;
   // A prefix rather than a label: labels may be shared by several tasks, a 12-character prefix is not.
   return typeableRef({ taskId: target.taskId, opId: target.record.opId });
+}
+
+/**
+ * The server keeps listing keys it was given (keys are unique for a task's lifetime): say so, and
+ * the two ways on. Said alike by call, watch, answer and get. Keys are server text: sanitised.
+ */
+export function relistedAdvice(ref: string, keys: readonly string[]): string[] {
+  const names = keys.map((k) => sanitize(k, { singleLine: true, maxLength: 80 }));
+  const quoted = names.map((k) => `"${k}"`).join(', ');
+  const again = names.map((k) => `--again ${/^[A-Za-z0-9_.-]+$/.test(k) ? k : JSON.stringify(k)}`).join(' ');
+  return [
+    `mcp-tasks: the server keeps asking for ${quoted}, already answered; mcp-tasks answers a key once, so waiting longer would wait forever.`,
+    `  next: \`mcp-tasks cancel ${ref}\` to stop the task, or \`mcp-tasks answer ${ref} ${again}\` to send a new answer on purpose.`,
+  ];
 }
 
 export interface ReportOptions {
@@ -39,6 +54,10 @@ export function reportEnd(ctx: Context, target: TaskTarget, end: WatchEnd, opts:
     case 'terminal':
       break;
     case 'needs-input':
+      if (end.relisted?.length) {
+        for (const line of relistedAdvice(ref, end.relisted)) err(line);
+        break;
+      }
       if (!ctx.json && snapshot?.inputRequests) {
         err(`The task is waiting for input:`);
         err(renderInputRequests(snapshot.inputRequests, st).trimEnd());

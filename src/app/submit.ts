@@ -2,7 +2,7 @@
 // result, input asked before any task exists, or a task handle. Shared by `call` and
 // `recover --resubmit`. The record is in the vault (phase submitting) before this is called.
 import type { Context } from '../context.js';
-import { ExitCode } from '../errors.js';
+import { CliError, ExitCode } from '../errors.js';
 import type { Connection } from '../connection/connect.js';
 import type { ServerEntry } from '../servers/server-entry.js';
 import { callTool, type ToolCallOutcome } from '../protocol/task-wire.js';
@@ -15,7 +15,7 @@ import { followTask, persistSnapshot } from './follow.js';
 import { refFor, reportEnd } from './report.js';
 import { toCliError } from './remote-error.js';
 import type { TaskTarget } from './task-target.js';
-import { askerHeader, collectResponses, inputHandler, type AnswerSource } from './answering.js';
+import { askerHeader, collectResponses, inputHandler, relistedHandler, type AnswerSource } from './answering.js';
 
 export interface SubmitOptions extends AnswerSource {
   detach?: boolean;
@@ -36,7 +36,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
   const idemKey = record.operation.idempotencyMeta;
 
   let outcome: ToolCallOutcome;
-  let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
+  let retry: { inputResponses?: Record<string, unknown>; requestState?: string } | undefined;
   for (let round = 0; ; round++) {
     try {
       outcome = await callTool(
@@ -48,6 +48,12 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
       return submissionFailed(ctx, vault, record, err, server, opts.resubmission === true);
     }
     if (outcome.kind !== 'input_required' || round >= MAX_INPUT_ROUNDS) break;
+    if (Object.keys(outcome.inputRequests).length === 0 && outcome.requestState !== undefined) {
+      // Only state, nothing to answer: the spec lets the client retry at once, with a new id
+      // (every request gets one) and the state echoed exactly.
+      retry = { ...(retry?.inputResponses ? { inputResponses: retry.inputResponses } : {}), requestState: outcome.requestState };
+      continue;
+    }
     // Input asked before any task exists (multi round-trip): answer with the same machinery,
     // then retry the original request with the responses and the server's requestState.
     const header = askerHeader(entry, ctx.home, tool, undefined);
@@ -85,6 +91,9 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
   if (outcome.kind === 'input_required') {
     // The server asks before it creates any task (multi round-trip); nothing exists yet.
     vault.remove([opId]);
+    if (Object.keys(outcome.inputRequests).length === 0) {
+      throw new CliError('protocol', `${tool} on server "${server}" still answers with requestState only (nothing to answer) after ${MAX_INPUT_ROUNDS + 1} tries; nothing was started`, `The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.`, ExitCode.Unreachable);
+    }
     const st = makeStyle(ctx.color);
     if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(record), status: 'input_required', inputRequests: outcome.inputRequests }));
     else {
@@ -117,6 +126,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     initial: task,
     ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     onInputRequired: inputHandler(ctx, conn, vault, target, opts),
+    onInputRelisted: relistedHandler(ctx, conn, vault, target, opts),
   });
   return reportEnd(ctx, target, end);
 }

@@ -169,6 +169,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--answers <file>', 'responses by key (JSON; - for stdin)')
     .addOption(new Option('--decline <key>', 'decline this elicitation (repeatable)').argParser(collect))
     .addOption(new Option('--cancel <key>', 'cancel this elicitation (repeatable)').argParser(collect))
+    .addOption(new Option('--again <key>', 'send a new answer to a key answered before, on purpose (repeatable)').argParser(collect))
     .action(async (ref: string, opts, cmd: Command) => {
       const { runAnswer } = await import('./commands/answer.js');
       done(await runAnswer(ref, opts, ctxOf(cmd)));
@@ -178,6 +179,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .addHelpText('after', refHelp)
     .option('--wait', 'follow the task to its terminal state and exit with its code')
     .option('--timeout <duration>', 'with --wait: stop after this long (exit 124)')
+    .option('--force', 'send tasks/cancel even when the vault holds the task as finished')
     .action(async (ref: string, opts, cmd: Command) => {
       const { runCancel } = await import('./commands/cancel.js');
       done(await runCancel(ref, opts, ctxOf(cmd)));

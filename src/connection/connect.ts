@@ -5,6 +5,7 @@
 import type { Client as SdkClient } from '@modelcontextprotocol/client';
 import { CliError } from '../errors.js';
 import {
+  ErrorCode,
   MODERN_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -13,6 +14,8 @@ import {
 } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
 import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
+import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
+import { retryAfterFetch } from './retry-after.js';
 import { VERSION } from '../version.js';
 
 export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
@@ -23,6 +26,13 @@ export interface ToolInfo {
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+}
+
+/** A listed tool mcp-tasks will not call: its `x-mcp-header` declarations break a rule of the spec. */
+export interface RefusedTool {
+  name: string;
+  rule: HeaderRule;
+  reason: string;
 }
 
 export interface Connection {
@@ -37,7 +47,10 @@ export interface Connection {
   discovered(): DiscoveredEra;
   /** One raw JSON-RPC request; resolves with `result`, throws the typed errors of remote-errors.ts. */
   request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>;
+  /** The callable tools. Over HTTP, tools with invalid `x-mcp-header` declarations are left out (see refusedTools). */
   listTools(): Promise<ToolInfo[]>;
+  /** Tools the last listTools() left out, with the rule each breaks. */
+  refusedTools(): RefusedTool[];
   close(): Promise<void>;
 }
 
@@ -149,10 +162,13 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     }
     const headers = resolveHeaders(entry, opts.env);
     const token = bearerToken(entry, opts.env);
+    // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error.
+    const fetch = retryAfterFetch(entry.name);
     transport = opts.httpTransport && !token
-      ? opts.httpTransport(url, { requestInit: { headers } })
+      ? opts.httpTransport(url, { requestInit: { headers }, fetch })
       : new StreamableHTTPClientTransport(url, {
         requestInit: { headers },
+        fetch,
         ...(token ? { authProvider: { token: async () => token } } : {}),
       });
   } else {
@@ -239,7 +255,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   let seq = 0;
   const runId = Math.random().toString(36).slice(2, 8);
 
-  const request: Connection['request'] = async (method, params, ro = {}) => {
+  /** One raw request with its own id; `headers` go on this HTTP request only (Mcp-Param-*). */
+  const send = async (method: string, params: Record<string, unknown>, ro: { timeoutMs?: number; signal?: AbortSignal }, headers?: Record<string, string>): Promise<unknown> => {
     const id = `mcp-tasks-${runId}-${++seq}`;
     const envelope =
       era === 'modern'
@@ -270,7 +287,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
           reject(new TransportError(`${method} interrupted`));
         };
         ro.signal?.addEventListener('abort', onAbort, { once: true });
-        t.send(message as never, { requestSignal: ac.signal } as never).catch((e: unknown) => {
+        t.send(message as never, { requestSignal: ac.signal, ...(headers ? { headers } : {}) } as never).catch((e: unknown) => {
           if (!pending.delete(id)) return;
           clearTimeout(timer);
           reject(e);
@@ -291,6 +308,72 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     return response.result;
   };
 
+  // Over Streamable HTTP every tools/call mirrors the tool's x-mcp-header arguments (SEP-2243),
+  // read from the tool list; tools whose declarations break the rules are never called.
+  const mirrorsHeaders = entry.transport === 'http';
+  let declarations: Map<string, HeaderDeclaration[]> | undefined;
+  let refused: RefusedTool[] = [];
+
+  const listTools = async (): Promise<ToolInfo[]> => {
+    const tools: ToolInfo[] = [];
+    const seenCursors = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = (await send('tools/list', cursor ? { cursor } : {}, {})) as { tools?: unknown; nextCursor?: unknown } | null;
+      if (!page || !Array.isArray(page.tools)) throw new ProtocolViolationError('tools/list: the server\'s answer has no tools array');
+      for (const t of page.tools as ToolInfo[]) {
+        if (t && typeof t.name === 'string' && t.inputSchema && typeof t.inputSchema === 'object') tools.push(t);
+      }
+      cursor = typeof page.nextCursor === 'string' && !seenCursors.has(page.nextCursor) ? page.nextCursor : undefined;
+      if (cursor) seenCursors.add(cursor);
+    } while (cursor);
+    const found = new Map<string, HeaderDeclaration[]>();
+    const refusedNow: RefusedTool[] = [];
+    const callable = tools.filter((t) => {
+      if (!mirrorsHeaders) return true;
+      const scan = scanHeaderDeclarations(t.inputSchema);
+      if (!scan.valid) {
+        refusedNow.push({ name: t.name, rule: scan.rule, reason: scan.reason });
+        opts.debug?.(`tool ${JSON.stringify(t.name.slice(0, 80))} refused: ${scan.reason}`);
+        return false;
+      }
+      found.set(t.name, scan.declarations);
+      return true;
+    });
+    declarations = found;
+    refused = refusedNow;
+    return callable;
+  };
+
+  const refusal = (tool: string): CliError | undefined => {
+    const r = refused.find((x) => x.name === tool);
+    return r ? refusedToolError(entry.name, r) : undefined;
+  };
+
+  const toolCallHeaders = async (params: Record<string, unknown>): Promise<Record<string, string> | undefined> => {
+    if (!mirrorsHeaders || typeof params.name !== 'string') return undefined;
+    if (!declarations) await listTools();
+    const refusedError = refusal(params.name);
+    if (refusedError) throw refusedError;
+    const decls = declarations?.get(params.name);
+    const args = params.arguments && typeof params.arguments === 'object' ? (params.arguments as Record<string, unknown>) : {};
+    return decls?.length ? paramHeaders(decls, args) : undefined;
+  };
+
+  const request: Connection['request'] = async (method, params, ro = {}) => {
+    if (method !== 'tools/call') return send(method, params, ro);
+    try {
+      return await send(method, params, ro, await toolCallHeaders(params));
+    } catch (err) {
+      // -32020: the headers did not match what the server expects, so it admitted nothing. The
+      // spec's remedy: list the tools again (the schema may have changed) and retry once.
+      if (!(mirrorsHeaders && err instanceof RpcResponseError && err.code === ErrorCode.HeaderMismatch)) throw err;
+      opts.debug?.('tools/call not admitted (-32020 header mismatch); listing tools again and retrying once');
+      await listTools();
+      return send(method, params, ro, await toolCallHeaders(params));
+    }
+  };
+
   return {
     entry,
     era,
@@ -309,24 +392,27 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     request,
     async listTools() {
       try {
-        const tools: ToolInfo[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = await client.listTools(cursor ? { cursor } : undefined);
-          tools.push(...(page.tools as ToolInfo[]));
-          cursor = page.nextCursor;
-        } while (cursor);
-        return tools;
+        return await listTools();
       } catch (err) {
         throw normalizeError(err, 'tools/list', sdk);
       }
     },
+    refusedTools: () => [...refused],
     async close() {
       try {
         await client.close();
       } catch { /* already gone */ }
     },
   };
+}
+
+/** Calling a tool whose x-mcp-header declarations break the spec: refused before anything is sent. */
+export function refusedToolError(server: string, r: RefusedTool): CliError {
+  return new CliError(
+    'invalid-input',
+    `server "${server}" declares tool ${JSON.stringify(r.name.slice(0, 80))} with an invalid x-mcp-header (rule: ${r.rule}): ${r.reason}; mcp-tasks does not call such a tool`,
+    'Nothing was sent. The tool definition breaks the 2026-07-28 spec (Streamable HTTP, "Custom Headers from Tool Parameters"); report it to the server\'s operator.',
+  );
 }
 
 function implementationOf(value: unknown): { name: string; version: string } | undefined {

@@ -43,3 +43,29 @@ export class ProtocolViolationError extends Error {
     this.name = 'ProtocolViolationError';
   }
 }
+
+/**
+ * HTTP 429: the server refused the request for now (it was not admitted) and says, in
+ * `Retry-After`, how long to wait. A transport-level refusal, so it never counts as a created task.
+ */
+export class RateLimitedError extends TransportError {
+  constructor(readonly retryAfterMs: number | undefined, message: string) {
+    super(message, undefined, false);
+    this.name = 'RateLimitedError';
+  }
+}
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date. Returns the wait in ms (0 for
+ * a date already past), or undefined when the value is neither.
+ */
+export function parseRetryAfter(value: string, nowMs: number): number | undefined {
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // An HTTP-date names its weekday and GMT; Date.parse alone accepts far too much.
+  if (/^[A-Za-z]{3},? .+ GMT$|^[A-Za-z]+day, .+ GMT$|^[A-Za-z]{3} [A-Za-z]{3} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}$/.test(v)) {
+    const at = Date.parse(v);
+    if (Number.isFinite(at)) return Math.max(0, at - nowMs);
+  }
+  return undefined;
+}

@@ -4,7 +4,8 @@ import { isToolError, type TaskSnapshot } from './task-snapshot.js';
 
 export type WatchEnd =
   | { kind: 'terminal'; snapshot: TaskSnapshot }
-  | { kind: 'needs-input'; snapshot: TaskSnapshot }
+  /** `relisted`: the server keeps asking for these keys although they were answered. */
+  | { kind: 'needs-input'; snapshot: TaskSnapshot; relisted?: string[] }
   | { kind: 'timeout'; snapshot?: TaskSnapshot }
   | { kind: 'interrupted'; snapshot?: TaskSnapshot }
   | { kind: 'lost'; snapshot?: TaskSnapshot; reason: string }

@@ -1,14 +1,14 @@
 // pollUntil: follow one task with tasks/get until it ends, needs input, times out or is
 // interrupted. Pure lifecycle logic: the clock, sleep and tasks/get are injected.
 import { isTerminalStatus } from '../protocol/constants.js';
-import { RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import { RateLimitedError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
 import type { WatchEnd } from './outcome.js';
 import { expiresAtMs, snapshotChanged, type TaskSnapshot } from './task-snapshot.js';
+import { stuckVerdict } from './input-stuck.js';
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** A server asking for sub-100 ms polls gets 100 ms: we never hammer, whatever it says. */
 export const MIN_POLL_INTERVAL_MS = 100;
-export const MAX_POLL_INTERVAL_MS = 60_000;
 
 export interface RetryPolicy {
   /** Consecutive transport failures tolerated before giving up (exit 7, handle kept). */
@@ -38,6 +38,8 @@ export interface PollOptions {
   retry?: RetryPolicy;
   onSnapshot?: (snapshot: TaskSnapshot, changed: boolean) => void | Promise<void>;
   onRetry?: (notice: RetryNotice) => void;
+  /** The wait differs from the server's pollIntervalMs (for -v). */
+  onClamp?: (clamp: PollClamp) => void;
   /**
    * Called on input_required. Return 'answered' to keep polling (input was sent),
    * or 'stop' to end with needs-input. Without it, input_required ends the watch.
@@ -50,15 +52,44 @@ export interface PollOptions {
   onInputStuck?: (snapshot: TaskSnapshot, forMs: number) => void;
   /** Default 15 s. */
   inputStuckAfterMs?: number;
+  /**
+   * Called when the same handled keys are still listed another `inputStuckAfterMs` after the
+   * notice. 'answered': a new answer went out on purpose; 'wait': keep waiting another period;
+   * 'stop' (also without a handler): end with needs-input, marked `relisted`.
+   */
+  onInputRelisted?: (snapshot: TaskSnapshot) => Promise<'answered' | 'wait' | 'stop'>;
 }
 
 export const DEFAULT_INPUT_STUCK_AFTER_MS = 15_000;
 
-/** The interval the server asked for, clamped to sane bounds. */
-export function pollDelay(snapshot: TaskSnapshot | undefined, defaultMs = DEFAULT_POLL_INTERVAL_MS): number {
+/** Why a wait differs from what the server asked: below our floor, or beyond the task's TTL. */
+export interface PollClamp {
+  askedMs: number;
+  usedMs: number;
+  why: 'floor' | 'ttl';
+}
+
+/**
+ * The interval the server asked for: honoured however long, except that we never poll faster
+ * than MIN_POLL_INTERVAL_MS, and never wait past the moment the server may forget the task
+ * (its remaining ttlMs), so the last state before expiry is still observed.
+ */
+export function pollDelay(snapshot: TaskSnapshot | undefined, defaultMs = DEFAULT_POLL_INTERVAL_MS, nowMs?: number, onClamp?: (c: PollClamp) => void): number {
   const asked = snapshot?.pollIntervalMs;
   const ms = typeof asked === 'number' && Number.isFinite(asked) && asked > 0 ? asked : defaultMs;
-  return Math.min(Math.max(ms, MIN_POLL_INTERVAL_MS), MAX_POLL_INTERVAL_MS);
+  if (ms < MIN_POLL_INTERVAL_MS) {
+    if (asked !== undefined) onClamp?.({ askedMs: ms, usedMs: MIN_POLL_INTERVAL_MS, why: 'floor' });
+    return MIN_POLL_INTERVAL_MS;
+  }
+  const expires = snapshot && nowMs !== undefined ? expiresAtMs(snapshot) : undefined;
+  if (expires !== undefined) {
+    const left = Math.max(MIN_POLL_INTERVAL_MS, expires - nowMs!);
+    if (ms > left) {
+      onClamp?.({ askedMs: ms, usedMs: left, why: 'ttl' });
+      return left;
+    }
+  }
+  return ms;
 }
 
 export function backoffDelay(attempt: number, policy: RetryPolicy): number {
@@ -71,7 +102,16 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
   let last = opts.initial;
   let failures = 0;
   // First wait: a fresh handle (or a cached record) says how soon the server wants to be asked.
-  let waitMs = last ? pollDelay(last, opts.defaultIntervalMs) : 0;
+  // Say so once per asked interval, not on every poll.
+  let reportedClamp = '';
+  const onClamp = (c: PollClamp) => {
+    const key = `${c.why}:${c.askedMs}`;
+    if (key !== reportedClamp) opts.onClamp?.(c);
+    reportedClamp = key;
+  };
+  const delayAfter = (s: TaskSnapshot | undefined) => pollDelay(s, opts.defaultIntervalMs, opts.now(), onClamp);
+  let waitMs = last ? delayAfter(last) : 0;
+  let rateLimited = 0;
   const answeredRounds = new Set<string>();
   /** When the current, already handled, key set was handled; and whether onInputStuck was called. */
   let handledAt: number | undefined;
@@ -102,6 +142,13 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         waitMs = Math.max(err.retryAfterMs, pollDelay(last, opts.defaultIntervalMs));
         continue;
       }
+      if (err instanceof RateLimitedError) {
+        // HTTP 429: nothing was admitted; wait what Retry-After says (or back off), then at least our normal interval.
+        rateLimited += 1;
+        waitMs = Math.max(err.retryAfterMs ?? backoffDelay(rateLimited, retry), pollDelay(last, opts.defaultIntervalMs));
+        opts.onRetry?.({ attempt: rateLimited, of: 0, delayMs: waitMs, reason: err.message });
+        continue;
+      }
       if (err instanceof TransportError) {
         failures += 1;
         const expires = last ? expiresAtMs(last) : undefined;
@@ -116,6 +163,7 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
       throw err;
     }
     failures = 0;
+    rateLimited = 0;
     const changed = snapshotChanged(last, snapshot);
     last = snapshot;
     await opts.onSnapshot?.(snapshot, changed);
@@ -132,15 +180,24 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         if (verdict === 'stop') return { kind: 'needs-input', snapshot };
         handledAt = opts.now();
         stuckReported = false;
-      } else if (handledAt !== undefined && !stuckReported && opts.now() - handledAt >= (opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS)) {
-        stuckReported = true;
-        opts.onInputStuck?.(snapshot, opts.now() - handledAt);
+      } else if (handledAt !== undefined) {
+        const verdict = stuckVerdict(handledAt, opts.now(), opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS, stuckReported);
+        if (verdict === 'notice') {
+          stuckReported = true;
+          opts.onInputStuck?.(snapshot, opts.now() - handledAt);
+        } else if (verdict === 'give-up') {
+          const next = opts.onInputRelisted ? await opts.onInputRelisted(snapshot) : 'stop';
+          if (next === 'stop') return { kind: 'needs-input', snapshot, relisted: Object.keys(snapshot.inputRequests ?? {}) };
+          // A new answer, or another period of patience: the clock starts again, the notice stays said.
+          handledAt = opts.now();
+          stuckReported = next === 'wait';
+        }
       }
     } else {
       // Once the task moves on, a later request for the same keys is a new round: the handler
       // gets to say so (it never answers a key twice) instead of the watch going quiet.
       answeredRounds.clear();
     }
-    waitMs = pollDelay(snapshot, opts.defaultIntervalMs);
+    waitMs = delayAfter(snapshot);
   }
 }

@@ -12,11 +12,14 @@ import { RpcResponseError } from '../../protocol/remote-errors.js';
 import { isTerminalStatus } from '../../protocol/constants.js';
 import { jsonLine, makeStyle, renderTask, taskJson } from '../../output/render.js';
 import { exitCodeForSnapshot } from '../../tasks/outcome.js';
+import { relistedKeys } from '../../tasks/input-stuck.js';
 
 export interface AnswerOptions extends TargetOptions {
   answers?: string;
   decline?: string[];
   cancel?: string[];
+  /** Keys answered before that get a new answer on purpose. */
+  again?: string[];
 }
 
 export async function runAnswer(ref: string, opts: AnswerOptions, ctx: Context): Promise<number> {
@@ -50,7 +53,13 @@ export async function runAnswer(ref: string, opts: AnswerOptions, ctx: Context):
         ...(opts.answers !== undefined ? { answers: opts.answers } : {}),
         ...(opts.decline ? { decline: opts.decline } : {}),
         ...(opts.cancel ? { cancel: opts.cancel } : {}),
+        ...(opts.again ? { again: opts.again } : {}),
       });
+      const relisted = round.sent.length === 0 ? relistedKeys(Object.keys(before.inputRequests ?? {}), target.record.inputKeysAnswered) : [];
+      if (relisted.length > 0) {
+        // Nothing new to answer: the server asks again for what it was given. Say so; exit 5.
+        return reportEnd(ctx, target, { kind: 'needs-input', snapshot: before, relisted });
+      }
 
       // tasks/update is eventually consistent: report what the server shows now, minus what we just answered.
       let after;

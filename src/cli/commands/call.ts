@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { openConnection, withServerName } from '../../app/server-connection.js';
+import { refusedToolError } from '../../connection/connect.js';
 import { newRecord, openVault } from '../../app/task-target.js';
 import { submitOperation } from '../../app/submit.js';
 import { readAnswers } from '../../app/answering.js';
@@ -38,6 +39,8 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       const tools = await conn.listTools();
       const info = tools.find((t) => t.name === tool);
       if (!info) {
+        const refused = conn.refusedTools().find((r) => r.name === tool);
+        if (refused) throw refusedToolError(server, refused);
         const names = tools.map((t) => t.name).slice(0, 15).join(', ');
         throw new CliError('not-found', `server "${server}" has no tool "${tool}"`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
       }

@@ -10,15 +10,30 @@ import { cancelTask } from '../../protocol/task-wire.js';
 import { RpcResponseError } from '../../protocol/remote-errors.js';
 import { jsonLine, taskJson } from '../../output/render.js';
 import { parseDuration } from '../duration.js';
+import { exitCodeForSnapshot } from '../../tasks/outcome.js';
+import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
 
 export interface CancelOptions extends TargetOptions {
   wait?: boolean;
   timeout?: string;
+  /** Send tasks/cancel even when the vault holds a terminal state. */
+  force?: boolean;
 }
 
 export async function runCancel(ref: string, opts: CancelOptions, ctx: Context): Promise<number> {
   const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
   const { vault, target } = await resolveTarget(ctx, ref, opts);
+  const stored = target.record.phase === 'terminal' ? target.record.last : undefined;
+  if (stored && !opts.force) {
+    // Cancelling a finished task changes nothing on the server (the spec makes it a no-op):
+    // report what the vault holds and send nothing.
+    if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(target.record), cancellation: 'not-sent' }));
+    else {
+      ctx.stdout.write(`${target.record.operation.name} on ${target.entry.name} already ended ${stored.status} (kept in the vault); no cancellation was sent.\n`);
+      ctx.stdout.write(`  \`mcp-tasks show ${refFor(target)}\` shows its result; \`mcp-tasks cancel ${refFor(target)} --force\` sends tasks/cancel anyway.\n`);
+    }
+    return exitCodeForSnapshot({ ...stored, ...(target.record.result ? { result: target.record.result } : {}) } as TaskSnapshot);
+  }
   const conn = await openConnection(ctx, target.entry, { record: target.record });
   try {
     return await withServerName(target.entry.name, async () => {

@@ -1,4 +1,5 @@
 // `get <ref>`: one tasks/get; updates the vault; prints the state, and the result or error when terminal.
+import { relistedKeys } from '../../tasks/input-stuck.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { openConnection, withServerName } from '../../app/server-connection.js';
@@ -39,7 +40,11 @@ export async function runGet(ref: string, opts: TargetOptions, ctx: Context): Pr
       persistSnapshot(ctx, vault, target, snapshot);
       if (ctx.json) ctx.stdout.write(jsonLine(taskJson(target.record, snapshot)));
       else ctx.stdout.write(renderTask(target.record, snapshot, makeStyle(ctx.color)));
-      if (snapshot.status === 'input_required') return reportEnd(ctx, target, { kind: 'needs-input', snapshot }, { statePrinted: true });
+      if (snapshot.status === 'input_required') {
+        // Every listed key answered before: `answer` would send nothing, so do not advise it plainly.
+        const relisted = relistedKeys(Object.keys(snapshot.inputRequests ?? {}), target.record.inputKeysAnswered);
+        return reportEnd(ctx, target, { kind: 'needs-input', snapshot, ...(relisted.length ? { relisted } : {}) }, { statePrinted: true });
+      }
       return isTerminalStatus(snapshot.status) ? exitCodeForSnapshot(snapshot) : ExitCode.Ok;
     });
   } finally {

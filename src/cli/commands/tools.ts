@@ -11,6 +11,8 @@ export async function runTools(server: string, ctx: Context): Promise<number> {
   try {
     return await withServerName(server, async () => {
       const tools = await conn.listTools();
+      // The spec's SHOULD: say which tools were left out and why (the reason quotes server text as JSON).
+      for (const r of conn.refusedTools()) ctx.stderr.write(`mcp-tasks: left out tool ${JSON.stringify(r.name.slice(0, 80))}: ${r.reason}\n`);
       if (ctx.json) {
         ctx.stdout.write(jsonLine(tools.map((t) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema, annotations: t.annotations ?? {} }))));
       } else {

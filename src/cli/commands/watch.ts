@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { openConnection } from '../../app/server-connection.js';
 import { openVault, resolveTarget, type TargetOptions, type TaskTarget } from '../../app/task-target.js';
 import { followTask } from '../../app/follow.js';
-import { inputHandler, readAnswers } from '../../app/answering.js';
+import { inputHandler, readAnswers, relistedHandler } from '../../app/answering.js';
 import { reportEnd } from '../../app/report.js';
 import { toCliError } from '../../app/remote-error.js';
 import { combineExitCodes } from '../../tasks/outcome.js';
@@ -66,6 +66,7 @@ export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Con
             streamJson: true,
             streamed,
             onInputRequired: inputHandler(ctx, conn, vault, target, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
+            onInputRelisted: relistedHandler(ctx, conn, vault, target, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
             ...(timeoutMs !== undefined ? { timeoutMs } : {}),
             ...(initial ? { initial: { ...initial } } : {}),
           });

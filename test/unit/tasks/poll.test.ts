@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pollUntil, pollDelay, MIN_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS } from '../../../src/tasks/poll.js';
-import { RpcResponseError, TransportError, AuthRefusedError } from '../../../src/protocol/remote-errors.js';
+import { RpcResponseError, TransportError, AuthRefusedError, RateLimitedError, parseRetryAfter } from '../../../src/protocol/remote-errors.js';
+import { relistedKeys, stuckVerdict } from '../../../src/tasks/input-stuck.js';
 import { exitCodeForEnd } from '../../../src/tasks/outcome.js';
 import type { TaskSnapshot } from '../../../src/tasks/task-snapshot.js';
 
@@ -189,18 +190,19 @@ test('input_required: without a handler ends needs-input (5); with one, each key
   assert.deepEqual(seen, [1, 4]);
 });
 
-test('a server that keeps listing a handled key: onInputStuck is called once, after inputStuckAfterMs', async () => {
+test('a server that keeps listing a handled key: the notice after one period, the end after another (exit 5, relisted)', async () => {
   const clock = fakeClock();
-  const ir = snap('input_required', { pollIntervalMs: 1000, inputRequests: { a: { method: 'elicitation/create', params: {} } } });
+  const ir = snap('input_required', { pollIntervalMs: 1000, ttlMs: null, inputRequests: { a: { method: 'elicitation/create', params: {} } } });
   const s = script([ir]);
   const stuck: number[] = [];
   let handled = 0;
+  const start = clock.now();
   const end = await pollUntil({
     taskId: 't1',
     get: (id) => s.get(id, clock),
     now: clock.now,
     sleep: clock.sleep,
-    timeoutMs: 60_000,
+    timeoutMs: 600_000,
     inputStuckAfterMs: 10_000,
     onInputRequired: async () => {
       handled++;
@@ -208,7 +210,77 @@ test('a server that keeps listing a handled key: onInputStuck is called once, af
     },
     onInputStuck: (_s, forMs) => stuck.push(forMs),
   });
-  assert.equal(end.kind, 'timeout', 'it keeps waiting: the server may still take the answer in');
+  assert.equal(end.kind, 'needs-input');
+  assert.deepEqual(end.kind === 'needs-input' ? end.relisted : undefined, ['a']);
+  assert.equal(exitCodeForEnd(end), 5);
   assert.equal(handled, 1, 'the key is handled once, never answered again');
   assert.deepEqual(stuck, [10_000]);
+  assert.ok(clock.now() - start >= 20_000, 'not before the notice and another equal period');
+});
+
+test('re-listed keys: a person may keep waiting (another period) or answer again', async () => {
+  const clock = fakeClock();
+  const ir = snap('input_required', { pollIntervalMs: 1000, ttlMs: null, inputRequests: { a: { method: 'elicitation/create', params: {} } } });
+  const s = script([ir]);
+  const asked: number[] = [];
+  const end = await pollUntil({
+    taskId: 't1',
+    get: (id) => s.get(id, clock),
+    now: clock.now,
+    sleep: clock.sleep,
+    timeoutMs: 45_000,
+    inputStuckAfterMs: 10_000,
+    onInputRequired: async () => 'answered',
+    onInputRelisted: async () => {
+      asked.push(clock.now());
+      return 'wait';
+    },
+  });
+  assert.equal(end.kind, 'timeout', 'waiting was chosen, so only --timeout ends it');
+  assert.equal(asked.length, 2, 'asked again after each further period');
+  assert.ok(asked[1]! - asked[0]! >= 20_000);
+});
+
+test('stuckVerdict and relistedKeys', () => {
+  assert.equal(stuckVerdict(0, 9_999, 10_000, false), 'wait');
+  assert.equal(stuckVerdict(0, 10_000, 10_000, false), 'notice');
+  assert.equal(stuckVerdict(0, 15_000, 10_000, true), 'wait');
+  assert.equal(stuckVerdict(0, 20_000, 10_000, true), 'give-up');
+  assert.deepEqual(relistedKeys(['a', 'b'], ['a', 'b', 'c']), ['a', 'b']);
+  assert.deepEqual(relistedKeys(['a', 'new'], ['a']), [], 'something new to answer');
+  assert.deepEqual(relistedKeys([], ['a']), []);
+});
+
+test('a long pollIntervalMs is honoured (no 60 s cap), up to the remaining ttlMs; -v hears of the cap once', async () => {
+  const created = 1_000_000;
+  assert.equal(pollDelay(snap('working', { pollIntervalMs: 120_000, ttlMs: null }), DEFAULT_POLL_INTERVAL_MS, created), 120_000);
+  assert.equal(pollDelay(snap('working', { pollIntervalMs: 120_000, ttlMs: 600_000 }), DEFAULT_POLL_INTERVAL_MS, created + 10_000), 120_000);
+  const clamps: unknown[] = [];
+  assert.equal(pollDelay(snap('working', { pollIntervalMs: 120_000, ttlMs: 100_000 }), DEFAULT_POLL_INTERVAL_MS, created + 10_000, (c) => clamps.push(c)), 90_000);
+  assert.deepEqual(clamps, [{ askedMs: 120_000, usedMs: 90_000, why: 'ttl' }]);
+
+  const clock = fakeClock();
+  const s = script([snap('working', { pollIntervalMs: 90_000, ttlMs: null }), snap('working', { pollIntervalMs: 90_000, ttlMs: null }), snap('completed', { ttlMs: null })]);
+  const reported: unknown[] = [];
+  const end = await pollUntil({ taskId: 't1', get: (id) => s.get(id, clock), now: clock.now, sleep: clock.sleep, onClamp: (c) => reported.push(c) });
+  assert.equal(end.kind, 'terminal');
+  assert.deepEqual(clock.sleeps, [90_000, 90_000]);
+  assert.deepEqual(reported, [], 'nothing clamped');
+});
+
+test('HTTP 429: the wait is what Retry-After says, and it is not counted as a transport failure', async () => {
+  const clock = fakeClock();
+  const limited = () => new RateLimitedError(7_000, 'rate-limited');
+  const s = script([snap('working', { pollIntervalMs: 500 }), limited(), limited(), limited(), limited(), limited(), limited(), snap('completed')]);
+  const end = await pollUntil({ taskId: 't1', get: (id) => s.get(id, clock), now: clock.now, sleep: clock.sleep, retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 } });
+  assert.equal(end.kind, 'terminal', 'six 429s in a row do not exhaust the two transport retries');
+  assert.deepEqual(clock.sleeps, [500, 7_000, 7_000, 7_000, 7_000, 7_000, 7_000]);
+});
+
+test('parseRetryAfter: delay-seconds, an HTTP-date, and nothing else', () => {
+  const now = Date.parse('Tue, 01 Dec 2026 10:00:00 GMT');
+  assert.equal(parseRetryAfter('120', now), 120_000);
+  assert.equal(parseRetryAfter('Tue, 01 Dec 2026 10:00:30 GMT', now), 30_000);
+  assert.equal(parseRetryAfter('Tue, 01 Dec 2026 09:00:00 GMT', now), 0, 'a past date: ask now');
+  for (const bad of ['soon', '-5', '1.5', '', '2026-12-01T10:00:30Z']) assert.equal(parseRetryAfter(bad, now), undefined, bad);
 });

@@ -1,0 +1,27 @@
+// A server that keeps listing input keys it was already given (keys are unique for a task's
+// lifetime, so this is a spec violation, or an answer it never took): how long to wait before
+// saying so, and when to stop waiting. Pure: times are passed in.
+
+/** What to do about a handled key set the server still lists. */
+export type StuckVerdict = 'wait' | 'notice' | 'give-up';
+
+/**
+ * After `stuckAfterMs` the person is told once (the notice); after another equal period with the
+ * same keys still listed, waiting any longer would be waiting forever.
+ */
+export function stuckVerdict(handledAtMs: number, nowMs: number, stuckAfterMs: number, noticed: boolean): StuckVerdict {
+  const forMs = nowMs - handledAtMs;
+  if (forMs >= 2 * stuckAfterMs) return 'give-up';
+  if (forMs >= stuckAfterMs && !noticed) return 'notice';
+  return 'wait';
+}
+
+/**
+ * The pending keys that were answered before, when every pending key was: the server asks again
+ * for what it was given. Empty when anything new is pending (then there is something to answer).
+ */
+export function relistedKeys(pending: readonly string[], answered: readonly string[]): string[] {
+  if (pending.length === 0) return [];
+  const given = new Set(answered);
+  return pending.every((k) => given.has(k)) ? [...pending] : [];
+}
