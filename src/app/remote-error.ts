@@ -4,6 +4,7 @@ import { ErrorCode } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
 import { sanitize } from '../output/sanitize.js';
 import { PromptAbortedError } from '../prompts/prompter.js';
+import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
 
 export function toCliError(err: unknown, server?: string): CliError | undefined {
   const on = server ? ` (server "${server}")` : '';
@@ -22,7 +23,7 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
   }
   if (err instanceof RpcResponseError) {
     const msg = sanitize(err.message, { singleLine: true, maxLength: 400 });
-    if (err.isMissingCapability) return new CliError('protocol', `the server requires a client capability${on}: ${msg}`, 'This tool needs a capability mcp-tasks did not declare; see `mcp-tasks server check`.', ExitCode.Unreachable);
+    if (err.isMissingCapability) return missingCapabilityError(err, on, server);
     if (err.code === ErrorCode.UnsupportedProtocolVersion) {
       return new CliError('protocol', `the server no longer accepts the protocol version mcp-tasks used${on}: ${msg}`, `It changed since it was last checked: \`mcp-tasks server check ${server ?? '<name>'}\` refreshes what is known about it.`, ExitCode.Unreachable);
     }
@@ -47,4 +48,19 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
     return new CliError('protocol', `the server answered with error ${err.code}${on}: ${msg}`, 'Retry later, or contact the server operator.', ExitCode.TaskFailed);
   }
   return undefined;
+}
+
+/** `-32021`: name what the server says is missing (from `data.requiredCapabilities`), or say it named nothing. */
+function missingCapabilityError(err: RpcResponseError, on: string, server?: string): CliError {
+  const names = missingCapabilityNames(err.data)?.map((n) => sanitize(n, { singleLine: true, maxLength: 80 }));
+  const check = `\`mcp-tasks server check ${server ?? '<name>'}\``;
+  if (!names || names.length === 0) {
+    const msg = sanitize(err.message, { singleLine: true, maxLength: 200 });
+    return new CliError('protocol', `the server requires a client capability${on} but did not name it (error ${err.code} without data.requiredCapabilities): ${msg}`, `Nothing was run. Ask the server's operator which capability it needs; ${check} shows what it advertises.`, ExitCode.Unreachable);
+  }
+  const what = names.join(', ');
+  if (declaresAll(err.data)) {
+    return new CliError('protocol', `the server says the client capability ${what} is missing${on}, but mcp-tasks declares it in every request`, `Nothing was run. The server does not read the request's clientCapabilities; report it to its operator (${check}).`, ExitCode.Unreachable);
+  }
+  return new CliError('protocol', `the server requires the client capability ${what}${on}, which mcp-tasks does not implement`, err.method === 'tools/call' ? `Nothing was run. This tool cannot be used from mcp-tasks; ${check} lists the server's tools.` : `Nothing was changed. mcp-tasks cannot serve what the server asks for here; ${check} shows what it advertises.`, ExitCode.Unreachable);
 }

@@ -13,6 +13,7 @@ import {
   TASKS_EXTENSION_ID,
 } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
 import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
 import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
 import { retryAfterFetch } from './retry-after.js';
@@ -146,7 +147,8 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
 export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise<Connection> {
   const sdk = await import('@modelcontextprotocol/client');
   const { Client, StreamableHTTPClientTransport } = sdk;
-  const capabilities = { ...(opts.capabilities ?? {}), extensions: { [TASKS_EXTENSION_ID]: {} } };
+  // Everything the client can answer is declared: a compliant server asks only for what is declared.
+  const capabilities = { ...DECLARED_CLIENT_CAPABILITIES, ...(opts.capabilities ?? {}), extensions: { [TASKS_EXTENSION_ID]: {} } };
   const client: SdkClient = new Client(CLIENT_INFO, {
     capabilities,
     versionNegotiation: { mode: 'auto' },

@@ -1,8 +1,16 @@
-// Streamable HTTP front of the demo server. Every POST is classified once with the SDK's
-// inbound ladder; requests the task surface claims are answered here (with the header checks
-// the extension asks for), everything else goes to the SDK's createMcpHandler.
+// Streamable HTTP front of the demo server. Host and Origin are checked first (DNS rebinding);
+// every POST is then classified once with the SDK's inbound ladder; requests the task surface
+// claims are answered here (with the header checks and HTTP statuses the transport asks for),
+// everything else goes to the SDK's createMcpHandler.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
 import { ErrorCode, HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from '../protocol/constants.js';
 import { createDemoMcpServer } from './sdk-server.js';
 import type { RpcRequest, TaskSurface } from './task-surface.js';
@@ -43,6 +51,35 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+/**
+ * HTTP status of a task-surface error, as the Streamable HTTP transport requires: a missing client
+ * capability is 400, an unimplemented method 404 (with -32601); handler errors stay in-band (200).
+ */
+export function httpStatusForSurfaceError(code: number): number {
+  if (code === ErrorCode.MissingCapability) return 400;
+  if (code === ErrorCode.MethodNotFound) return 404;
+  return 200;
+}
+
+/**
+ * The value of an Mcp-Name header: plain ASCII as is, or the spec's `=?base64?…?=` form (task
+ * ids with control characters or non-ASCII text arrive so). The SDK's own decoder is internal
+ * to its HTTP entry (not exported in 2.4.0), which the claimed requests bypass.
+ * Returns undefined for a malformed Base64 form.
+ */
+export function decodeNameHeader(value: string): string | undefined {
+  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  if (!m) return value.startsWith('=?base64?') ? undefined : value;
+  const bytes = Buffer.from(m[1]!, 'base64');
+  if (bytes.toString('base64') !== m[1]) return undefined;
+  const text = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return text.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The Mcp-Name value a claimed request must carry: the taskId for tasks/*, the tool for tools/call. */
 function expectedName(request: RpcRequest): string | undefined {
   const p = request.params ?? {};
@@ -51,12 +88,37 @@ function expectedName(request: RpcRequest): string | undefined {
   return undefined;
 }
 
+/** Hostnames a request may name in Host / Origin: localhost's, plus the address bound to if it is a real one. */
+function allowedHostnames(host: string, base: string[]): string[] {
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return wildcard || base.includes(bracketed) ? base : [...base, bracketed];
+}
+
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (!response.body) return void res.end();
+  for await (const chunk of response.body) res.write(chunk);
+  res.end();
+}
+
 export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?: string; log?: (line: string) => void }): Promise<HttpDemo> {
   const host = opts.host ?? '127.0.0.1';
   const handler = createMcpHandler(() => createDemoMcpServer(), { onerror: () => {} });
+  const hosts = allowedHostnames(host, localhostAllowedHostnames());
+  const origins = allowedHostnames(host, localhostAllowedOrigins());
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', `http://${host}`);
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    // DNS rebinding: a page on another site must not reach this local server (403, the SDK's helpers).
+    const probe = new Request(url, { method: 'HEAD', headers });
+    const refused = hostHeaderValidationResponse(probe, hosts) ?? originValidationResponse(probe, origins);
+    if (refused) {
+      opts.log?.(`refused a request naming another host or origin (HTTP ${refused.status})`);
+      return sendResponse(res, refused);
+    }
     if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'not found: the MCP endpoint is /mcp' });
 
     let raw: Buffer | undefined;
@@ -81,14 +143,9 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       if (claimed) return;
     }
     // Everything else: the SDK's own handler, with the body we already read.
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     const request = new Request(url, { method: req.method ?? 'GET', headers, ...(raw ? { body: new Uint8Array(raw) } : {}) });
     const response = await handler.fetch(request, parsed !== undefined ? { parsedBody: parsed } : undefined);
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (!response.body) return res.end();
-    for await (const chunk of response.body) res.write(chunk);
-    res.end();
+    await sendResponse(res, response);
   };
 
   const handleClaimed = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean> => {
@@ -115,7 +172,8 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       return true;
     }
     const want = expectedName(msg);
-    const nameHeader = header(req, HEADER_NAME);
+    const rawName = header(req, HEADER_NAME);
+    const nameHeader = rawName === undefined ? undefined : decodeNameHeader(rawName.trim());
     if (want !== undefined && nameHeader !== want) {
       sendJson(res, 400, rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Name header does not match the body (${nameHeader === undefined ? 'header missing' : 'different value'})`, {
         mismatch: { header: nameHeader === undefined ? '(missing)' : 'Mcp-Name', body: msg.method === 'tools/call' ? 'params.name' : 'params.taskId' },
@@ -128,7 +186,7 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       req.socket.destroy();
       return true;
     }
-    if (outcome.kind === 'error') sendJson(res, 200, rpcError(msg.id, outcome.code, outcome.message, outcome.data));
+    if (outcome.kind === 'error') sendJson(res, httpStatusForSurfaceError(outcome.code), rpcError(msg.id, outcome.code, outcome.message, outcome.data));
     else sendJson(res, 200, { jsonrpc: '2.0', id: msg.id, result: outcome.result });
     return true;
   };

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode, isTerminalStatus } from '../protocol/constants.js';
 import type { FileTaskStore, StoredTask } from './task-store.js';
-import { findTool, hostileText, plainText, type DemoTool, type JsonObject, type TaskView } from './tools.js';
+import { findTool, hostileInputs, hostileTaskId, hostileText, plainKey, plainText, type DemoTool, type JsonObject, type TaskView } from './tools.js';
 
 export class RpcError extends Error {
   constructor(readonly code: number, message: string, readonly data?: unknown) {
@@ -72,7 +72,8 @@ export class TaskEngine {
     for (;;) {
       const id = randomBytes(24).toString('base64url');
       if (this.faults.dashTaskIds) return `-${id.slice(1)}`;
-      if (!id.startsWith('-')) return id;
+      if (id.startsWith('-')) continue;
+      return this.faults.hostileText ? hostileTaskId(id) : id;
     }
   }
 
@@ -104,8 +105,9 @@ export class TaskEngine {
     };
     if (view.statusMessage !== undefined) out.statusMessage = view.statusMessage;
     if (detailed) {
-      if (view.status === 'input_required') out.inputRequests = view.inputRequests ?? {};
-      if (view.status === 'completed') out.result = { ...view.result };
+      if (view.status === 'input_required') out.inputRequests = task.hostileText ? hostileInputs(view.inputRequests ?? {}) : (view.inputRequests ?? {});
+      // The inlined result is a complete result in its own right: it says so, as the schema asks.
+      if (view.status === 'completed') out.result = { resultType: 'complete', ...view.result };
       if (view.status === 'failed') out.error = view.error ?? { code: ErrorCode.InternalError, message: 'failed' };
     }
     return out;
@@ -171,7 +173,8 @@ export class TaskEngine {
     const now = this.now();
     this.store.update(task.taskId, (t) => {
       const pending = this.view(t, now).inputRequests ?? {};
-      for (const [key, value] of Object.entries(responses as JsonObject)) {
+      for (const [sent, value] of Object.entries(responses as JsonObject)) {
+        const key = t.hostileText ? plainKey(sent) : sent;
         // Unknown or already-answered keys are ignored, as the spec asks.
         if (Object.prototype.hasOwnProperty.call(pending, key) && t.answeredAtMs[key] === undefined) {
           t.answers[key] = value;

@@ -3,10 +3,11 @@
 // means "not ours, let the SDK answer it".
 import { hasTaskClientCapabilityV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { ErrorCode, TASKS_EXTENSION_ID } from '../protocol/constants.js';
+import { ErrorCode, isTaskMethod, TASKS_EXTENSION_ID } from '../protocol/constants.js';
 import { argumentsMessage } from '../protocol/schema-message.js';
+import { capabilityNames, declaredCapabilities, missingCapabilities } from './input-capabilities.js';
 import { IDEMPOTENCY_META_KEY, RpcError, type TaskEngine } from './task-engine.js';
-import { findTool, hostileText, plainText, type DemoTool, type InputRequest, type JsonObject } from './tools.js';
+import { findTool, hostileInputs, hostileText, plainKeys, plainText, type DemoTool, type InputRequest, type JsonObject } from './tools.js';
 import type { StoredTask } from './task-store.js';
 
 export interface RpcRequest {
@@ -21,8 +22,6 @@ export type SurfaceOutcome =
   | { kind: 'error'; code: number; message: string; data?: unknown }
   /** The task exists but the response must not be delivered (drop-create-response fault). */
   | { kind: 'drop' };
-
-const REMOVED_TASK_METHODS = new Set(['tasks/list', 'tasks/result']);
 
 /** requestState for multi round-trip tools: the demo keeps no server state between rounds. */
 const encodeState = (tool: string, args: JsonObject) => Buffer.from(JSON.stringify({ tool, args })).toString('base64url');
@@ -49,14 +48,19 @@ export class TaskSurface {
 
   private async dispatch(request: RpcRequest): Promise<SurfaceOutcome> {
     const params = (request.params ?? {}) as JsonObject;
-    if (REMOVED_TASK_METHODS.has(request.method)) {
+    // tasks/list and tasks/result (2025-11-25) and anything else under tasks/ are not served here.
+    if (request.method.startsWith('tasks/') && !isTaskMethod(request.method)) {
       return { kind: 'error', code: ErrorCode.MethodNotFound, message: `Method not found: ${request.method} is not part of the 2026-07-28 tasks extension` };
     }
     // The capability gate comes before any lookup: an undeclared client learns nothing about ids.
     if (request.method.startsWith('tasks/') && !hasTaskClientCapabilityV2(params)) return missingCapability(request.method);
     switch (request.method) {
-      case 'tasks/get':
-        return { kind: 'result', result: await this.engine.get(params) };
+      case 'tasks/get': {
+        const task = await this.engine.get(params);
+        // The task waits for input this client could not answer: never send it the requests.
+        const pending = (task.inputRequests ?? {}) as Record<string, InputRequest>;
+        return inputGate(pending, params, 'the input this task waits for') ?? { kind: 'result', result: task };
+      }
       case 'tasks/update':
         return { kind: 'result', result: this.engine.update(params) };
       case 'tasks/cancel':
@@ -76,8 +80,11 @@ export class TaskSurface {
     if (problem) throw new RpcError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${problem}`);
 
     const tasksDeclared = hasTaskClientCapabilityV2(params);
-    const style = this.engine.faults.hostileText ? hostileText : plainText;
-    const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
+    const hostile = this.engine.faults.hostileText;
+    const style = hostile ? hostileText : plainText;
+    const sent = (params.inputResponses ?? {}) as Record<string, unknown>;
+    const responses = hostile ? plainKeys(sent) : sent;
+    const outgoing = (requests: Record<string, InputRequest>) => (hostile ? hostileInputs(requests) : requests);
 
     // Multi round-trip: ask before any task exists, until every preflight key is answered.
     if (tool.preflight) {
@@ -86,14 +93,21 @@ export class TaskSurface {
       if (missing.length > 0) {
         if (!tasksDeclared && tool.taskSupport === 'required') return missingCapability(`tool ${tool.name}`);
         const inputRequests: Record<string, InputRequest> = Object.fromEntries(missing.map((k) => [k, asked[k]!]));
-        return { kind: 'result', result: { resultType: 'input_required', inputRequests, requestState: encodeState(tool.name, args) } };
+        const refused = inputGate(inputRequests, params, `tool ${tool.name}`);
+        if (refused) return refused;
+        return { kind: 'result', result: { resultType: 'input_required', inputRequests: outgoing(inputRequests), requestState: encodeState(tool.name, args) } };
       }
     }
 
-    if (!tasksDeclared) {
-      if (tool.taskSupport === 'required') return missingCapability(`tool ${tool.name}`);
-      return { kind: 'result', result: await this.runInline(tool, args, responses) };
+    if (!tasksDeclared && tool.taskSupport === 'required') return missingCapability(`tool ${tool.name}`);
+    // A tool that asks for input as soon as it starts is refused before any work is created for a
+    // client that could not answer it (a task it could never finish).
+    const first = this.engine.view(this.draft(tool, args, responses), Date.now());
+    if (first.status === 'input_required') {
+      const refused = inputGate(first.inputRequests ?? {}, params, `tool ${tool.name}`);
+      if (refused) return refused;
     }
+    if (!tasksDeclared) return { kind: 'result', result: await this.runInline(tool, args, responses, outgoing) };
 
     const meta = (params._meta ?? {}) as JsonObject;
     const key = meta[IDEMPOTENCY_META_KEY];
@@ -110,9 +124,24 @@ export class TaskSurface {
    * work inline; tools that need input ask for it with an InputRequiredResult and finish when the
    * retry carries the answers.
    */
-  private async runInline(tool: DemoTool, args: JsonObject, responses: Record<string, unknown>): Promise<JsonObject> {
+  private async runInline(tool: DemoTool, args: JsonObject, responses: Record<string, unknown>, outgoing: (r: Record<string, InputRequest>) => Record<string, InputRequest>): Promise<JsonObject> {
+    const task = this.draft(tool, args, responses);
+    for (;;) {
+      const view = this.engine.view(task, Date.now());
+      if (view.status === 'input_required') {
+        return { resultType: 'input_required', inputRequests: outgoing(view.inputRequests ?? {}), requestState: encodeState(tool.name, args) };
+      }
+      if (view.status === 'completed') return { resultType: 'complete', ...view.result };
+      if (view.status === 'failed') throw new RpcError(view.error?.code ?? ErrorCode.InternalError, view.error?.message ?? 'failed', view.error?.data);
+      if (view.status === 'cancelled') throw new RpcError(ErrorCode.InternalError, 'cancelled');
+      await new Promise((r) => setTimeout(r, Math.min(view.pollIntervalMs, 200)));
+    }
+  }
+
+  /** The work a call would start, as a task that is stored nowhere (inline runs, the first look). */
+  private draft(tool: DemoTool, args: JsonObject, responses: Record<string, unknown>): StoredTask {
     const start = Date.now();
-    const task: StoredTask = {
+    return {
       taskId: 'inline',
       tool: tool.name,
       args,
@@ -122,17 +151,19 @@ export class TaskSurface {
       answeredAtMs: Object.fromEntries(Object.keys(responses).map((k) => [k, start])),
       ...(this.engine.faults.hostileText ? { hostileText: true } : {}),
     };
-    for (;;) {
-      const view = this.engine.view(task, Date.now());
-      if (view.status === 'input_required') {
-        return { resultType: 'input_required', inputRequests: view.inputRequests ?? {}, requestState: encodeState(tool.name, args) };
-      }
-      if (view.status === 'completed') return { resultType: 'complete', ...view.result };
-      if (view.status === 'failed') throw new RpcError(view.error?.code ?? ErrorCode.InternalError, view.error?.message ?? 'failed', view.error?.data);
-      if (view.status === 'cancelled') throw new RpcError(ErrorCode.InternalError, 'cancelled');
-      await new Promise((r) => setTimeout(r, Math.min(view.pollIntervalMs, 200)));
-    }
   }
+}
+
+/** -32021 naming what the client must declare before these input requests may be sent to it. */
+function inputGate(requests: Record<string, InputRequest>, params: JsonObject, what: string): SurfaceOutcome | undefined {
+  const missing = missingCapabilities(requests, declaredCapabilities(params));
+  if (!missing) return undefined;
+  return {
+    kind: 'error',
+    code: ErrorCode.MissingCapability,
+    message: `Missing required client capability: ${capabilityNames(missing)} (needed for ${what}); declare it in _meta clientCapabilities`,
+    data: { requiredCapabilities: missing },
+  };
 }
 
 function missingCapability(what: string): SurfaceOutcome {

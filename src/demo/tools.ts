@@ -56,7 +56,40 @@ export interface TextStyle {
 }
 export const plainText: TextStyle = (s) => s;
 export const hostileText: TextStyle = (s) =>
-  `\x1b[2J\x1b[H\x1b]0;owned\x07\x1b[31m${s}\x1b[0m\u009b6n ${'A'.repeat(5000)}`;
+  `\x1b[2J\x1b[H\x1b]0;owned\x07\x1b[31m${s}\x1b[0m\u009b6n\rowned ${'A'.repeat(5000)}`;
+
+// hostile-text on the handles and keys a client echoes back: inputRequests keys and task ids carry
+// ESC, an 8-bit CSI and a bare CR, and string form fields get such a default. Keys are mapped at
+// the edge (answers to the hostile key land on the plain one), so the tools stay unaware.
+const HOSTILE_KEY_PREFIX = '\x1b[7m';
+const HOSTILE_KEY_SUFFIX = '\r\u009b2K\x1b]0;owned\x07';
+export const hostileKey = (key: string): string => `${HOSTILE_KEY_PREFIX}${key}${HOSTILE_KEY_SUFFIX}`;
+export const plainKey = (key: string): string =>
+  key.startsWith(HOSTILE_KEY_PREFIX) && key.endsWith(HOSTILE_KEY_SUFFIX) ? key.slice(HOSTILE_KEY_PREFIX.length, -HOSTILE_KEY_SUFFIX.length) : key;
+export const HOSTILE_DEFAULT = '\x1b]0;owned\x07\x1b[2JAda\r\u009b6nowned';
+/** A hostile task id: still 192 random bits, wrapped in control characters. */
+export const hostileTaskId = (id: string): string => `\x1b[31m${id}\r\u009b0m`;
+
+/** inputRequests as the hostile-text fault sends them: hostile keys, hostile defaults on free-text form fields. */
+export function hostileInputs(requests: Record<string, InputRequest>): Record<string, InputRequest> {
+  return Object.fromEntries(
+    Object.entries(requests).map(([key, request]) => {
+      const schema = request.params?.requestedSchema as { properties?: Record<string, JsonObject> } | undefined;
+      if (request.method !== 'elicitation/create' || !schema?.properties) return [hostileKey(key), request];
+      const properties = Object.fromEntries(
+        Object.entries(schema.properties).map(([name, field]) => [
+          name,
+          field.type === 'string' && field.enum === undefined && field.format === undefined && field.default === undefined ? { ...field, default: HOSTILE_DEFAULT } : field,
+        ]),
+      );
+      return [hostileKey(key), { ...request, params: { ...request.params, requestedSchema: { ...schema, properties } } }];
+    }),
+  );
+}
+
+/** Answers keyed as the client sent them, keyed as the tools know them. */
+export const plainKeys = (responses: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(responses).map(([k, v]) => [plainKey(k), v]));
 
 const DEFAULT_POLL_MS = 500;
 
@@ -381,6 +414,37 @@ export const DEMO_TOOLS: DemoTool[] = [
       const env = String(asElicit(task.answers.environment).content?.environment ?? 'staging');
       return timed(task, now, 1000, t(`Checking ${env}`), () => ({ result: text(t(`Preflight check of ${env} passed`)) }));
     },
+  },
+  // Diagnostic tools the official server-stateless scenario calls by name.
+  {
+    name: 'test_missing_capability',
+    description: "Conformance diagnostic: asks the client's model (sampling) before it runs; a client that did not declare sampling gets -32021.",
+    inputSchema: noArgs,
+    annotations: { readOnlyHint: true },
+    taskSupport: 'optional',
+    preflight: (_args, t) => ({
+      probe: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: t('Say hello') } }], maxTokens: 20 } },
+    }),
+    timeline: (task, now, t) => timed(task, now, 0, t('Finishing'), () => ({ result: text(t('The client declared sampling and answered')) })),
+  },
+  {
+    name: 'test_streaming_elicitation',
+    description: 'Conformance diagnostic: asks for input in its response (an InputRequiredResult), never with a request of its own.',
+    inputSchema: noArgs,
+    annotations: { readOnlyHint: true },
+    taskSupport: 'optional',
+    preflight: (_args, t) => ({
+      proceed: elicitForm(t('Proceed?'), { type: 'object', properties: { ok: { type: 'boolean', title: 'Proceed' } }, required: ['ok'] }),
+    }),
+    timeline: (task, now, t) => timed(task, now, 0, t('Finishing'), () => ({ result: text(t(`Proceed: ${String(asElicit(task.answers.proceed).content?.ok ?? false)}`)) })),
+  },
+  {
+    name: 'test_logging_tool',
+    description: 'Conformance diagnostic: answers at once and sends no log messages (the demo never logs to a request that set no logLevel).',
+    inputSchema: noArgs,
+    annotations: { readOnlyHint: true, idempotentHint: true },
+    taskSupport: 'forbidden',
+    run: () => text('Done; nothing was logged'),
   },
 ];
 

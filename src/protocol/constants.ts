@@ -32,8 +32,13 @@ export const ErrorCode = {
   MissingCapabilityLegacy: -32003,
   /** The server does not accept the protocol version in the envelope. */
   UnsupportedProtocolVersion: -32022,
-  /** Demo server only: a poll came faster than the advertised pollIntervalMs. */
-  RateLimited: -32029,
+  /**
+   * A poll came faster than the server allows (the demo's rate-limit fault; data.retryAfterMs).
+   * An application code, outside the JSON-RPC and MCP reserved ranges (-32768..-32000).
+   */
+  RateLimited: -31429,
+  /** The same, as earlier demo servers sent it (inside the range MCP reserves); accepted, never sent. */
+  RateLimitedLegacy: -32029,
 } as const;
 
 export const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'] as const;

@@ -12,6 +12,10 @@ export class RpcResponseError extends Error {
     const d = this.data as { retryAfterMs?: unknown } | undefined;
     return typeof d?.retryAfterMs === 'number' && d.retryAfterMs >= 0 ? d.retryAfterMs : undefined;
   }
+  /** A back-off request: a known rate-limit code, or any error that says how long to wait. */
+  get isRateLimited(): boolean {
+    return this.code === ErrorCode.RateLimited || this.code === ErrorCode.RateLimitedLegacy || this.retryAfterMs !== undefined;
+  }
   get isUnknownTask(): boolean {
     return this.code === ErrorCode.InvalidParams && (this.method?.startsWith('tasks/') ?? false);
   }

@@ -137,9 +137,9 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
       if (err instanceof RpcResponseError && err.isUnknownTask) {
         return { kind: 'lost', ...(last ? { snapshot: last } : {}), reason: 'the server no longer knows this task (unknown or expired taskId)' };
       }
-      if (err instanceof RpcResponseError && err.retryAfterMs !== undefined) {
+      if (err instanceof RpcResponseError && err.isRateLimited) {
         // The server is rate-limiting us: wait what it asks, then at least our normal interval.
-        waitMs = Math.max(err.retryAfterMs, pollDelay(last, opts.defaultIntervalMs));
+        waitMs = Math.max(err.retryAfterMs ?? 0, pollDelay(last, opts.defaultIntervalMs));
         continue;
       }
       if (err instanceof RateLimitedError) {
