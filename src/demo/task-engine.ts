@@ -20,9 +20,11 @@ export interface Faults {
   hostileText: boolean;
   /** Every task id begins with "-", as one in 64 base64url ids from other servers does. */
   dashTaskIds: boolean;
+  /** Task ids, inputRequests keys and free-text form defaults carry ESC, C1 and bare CR. */
+  hostileIds: boolean;
 }
 
-export const NO_FAULTS: Faults = { dropCreateResponse: false, rateLimit: false, hostileText: false, dashTaskIds: false };
+export const NO_FAULTS: Faults = { dropCreateResponse: false, rateLimit: false, hostileText: false, dashTaskIds: false, hostileIds: false };
 
 /** Parse `--fault` values; throws a message naming the bad one. */
 export function parseFaults(values: string[]): Faults {
@@ -41,8 +43,9 @@ export function parseFaults(values: string[]): Faults {
       case 'slow-get': f.slowGetMs = ms(); break;
       case 'hostile-text': f.hostileText = true; break;
       case 'dash-task-ids': f.dashTaskIds = true; break;
+      case 'hostile-ids': f.hostileIds = true; break;
       default:
-        throw new Error(`unknown fault "${v}"; known: drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, dash-task-ids`);
+        throw new Error(`unknown fault "${v}"; known: drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, hostile-ids, dash-task-ids`);
     }
   }
   return f;
@@ -73,7 +76,7 @@ export class TaskEngine {
       const id = randomBytes(24).toString('base64url');
       if (this.faults.dashTaskIds) return `-${id.slice(1)}`;
       if (id.startsWith('-')) continue;
-      return this.faults.hostileText ? hostileTaskId(id) : id;
+      return this.faults.hostileIds ? hostileTaskId(id) : id;
     }
   }
 
@@ -105,7 +108,7 @@ export class TaskEngine {
     };
     if (view.statusMessage !== undefined) out.statusMessage = view.statusMessage;
     if (detailed) {
-      if (view.status === 'input_required') out.inputRequests = task.hostileText ? hostileInputs(view.inputRequests ?? {}) : (view.inputRequests ?? {});
+      if (view.status === 'input_required') out.inputRequests = this.faults.hostileIds ? hostileInputs(view.inputRequests ?? {}) : (view.inputRequests ?? {});
       // The inlined result is a complete result in its own right: it says so, as the schema asks.
       if (view.status === 'completed') out.result = { resultType: 'complete', ...view.result };
       if (view.status === 'failed') out.error = view.error ?? { code: ErrorCode.InternalError, message: 'failed' };
@@ -174,7 +177,7 @@ export class TaskEngine {
     this.store.update(task.taskId, (t) => {
       const pending = this.view(t, now).inputRequests ?? {};
       for (const [sent, value] of Object.entries(responses as JsonObject)) {
-        const key = t.hostileText ? plainKey(sent) : sent;
+        const key = this.faults.hostileIds ? plainKey(sent) : sent;
         // Unknown or already-answered keys are ignored, as the spec asks.
         if (Object.prototype.hasOwnProperty.call(pending, key) && t.answeredAtMs[key] === undefined) {
           t.answers[key] = value;

@@ -80,8 +80,8 @@ export class TaskSurface {
     if (problem) throw new RpcError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${problem}`);
 
     const tasksDeclared = hasTaskClientCapabilityV2(params);
-    const hostile = this.engine.faults.hostileText;
-    const style = hostile ? hostileText : plainText;
+    const hostile = this.engine.faults.hostileIds;
+    const style = this.engine.faults.hostileText ? hostileText : plainText;
     const sent = (params.inputResponses ?? {}) as Record<string, unknown>;
     const responses = hostile ? plainKeys(sent) : sent;
     const outgoing = (requests: Record<string, InputRequest>) => (hostile ? hostileInputs(requests) : requests);

@@ -56,9 +56,9 @@ export interface TextStyle {
 }
 export const plainText: TextStyle = (s) => s;
 export const hostileText: TextStyle = (s) =>
-  `\x1b[2J\x1b[H\x1b]0;owned\x07\x1b[31m${s}\x1b[0m\u009b6n\rowned ${'A'.repeat(5000)}`;
+  `\x1b[2J\x1b[H\x1b]0;owned\x07\x1b[31m${s}\x1b[0m\u009b6n\rspoofed ${'A'.repeat(5000)}`;
 
-// hostile-text on the handles and keys a client echoes back: inputRequests keys and task ids carry
+// hostile-ids: the handles and keys a client echoes back (inputRequests keys and task ids) carry
 // ESC, an 8-bit CSI and a bare CR, and string form fields get such a default. Keys are mapped at
 // the edge (answers to the hostile key land on the plain one), so the tools stay unaware.
 const HOSTILE_KEY_PREFIX = '\x1b[7m';

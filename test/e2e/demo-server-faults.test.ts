@@ -72,7 +72,7 @@ test('demo-server faults', { concurrency: true }, async (t) => {
       rpcError(await demo.rpc('tasks/cancel', { taskId: created.taskId }), -32602, 'tasks/cancel after expiry');
     }),
 
-    t.test('rate-limit: an immediate second get is -32029 with retryAfterMs; polls spaced by pollIntervalMs succeed', async (t) => {
+    t.test('rate-limit: an immediate second get is -31429 with retryAfterMs; polls spaced by pollIntervalMs succeed', async (t) => {
       const demo = await startDemoHttp({ t, faults: ['rate-limit'] });
       const created = await createTask(demo, 'slow_compute', { seconds: 30 });
       // Three gets at once: the first is served, the others come too soon.
@@ -83,7 +83,7 @@ test('demo-server faults', { concurrency: true }, async (t) => {
       assert.equal(refused.length, 2);
       const first = served[0]!.result;
       const second = refused[0]!;
-      const e = rpcError(second, -32029, 'an immediate second get');
+      const e = rpcError(second, -31429, 'an immediate second get');
       assert.equal(second.status, 200);
       assert.ok(Number.isInteger(e.data?.retryAfterMs), `retryAfterMs: ${JSON.stringify(e.data)}`);
       assert.ok(e.data.retryAfterMs > 0 && e.data.retryAfterMs <= first.pollIntervalMs, `retryAfterMs ${e.data.retryAfterMs}`);
@@ -123,6 +123,7 @@ test('demo-server faults', { concurrency: true }, async (t) => {
       assert.ok(created.statusMessage.split('\n').some((line: string) => line.length >= 5000), 'a 5,000-character line');
       const done = await pollTerminal(demo, created.taskId);
       assert.ok(done.result.content[0].text.includes('\x1b['), 'an escape sequence in the result');
+      assert.ok(created.statusMessage.includes('\rspoofed'), 'a bare CR that would overwrite the line');
 
       const ask = await createTask(demo, 'confirm_delete', { filename: 'f' });
       const { task } = await poll(demo, ask.taskId, (x) => x.status === 'input_required');
@@ -130,9 +131,39 @@ test('demo-server faults', { concurrency: true }, async (t) => {
       assert.ok(task.statusMessage.includes('\x1b'));
     }),
 
+    t.test('hostile-ids: task ids, inputRequests keys and free-text defaults carry ESC, C1 and a bare CR; answers to those keys are taken', async (t) => {
+      const demo = await startDemoHttp({ t, faults: ['hostile-ids'] });
+      // The task id travels back in Mcp-Name, which therefore takes the spec's Base64 form.
+      const created = ok(await callTool(demo, 'slow_compute', { seconds: 0.2 }), 'slow_compute');
+      assertSchema(CreateTaskResultV2Schema, created, 'CreateTaskResult');
+      assert.match(created.taskId, /^\x1b\[31m[A-Za-z0-9_-]{32}\r\u009b0m$/, 'ESC, a bare CR and an 8-bit CSI around 192 random bits');
+      assert.equal((await pollTerminal(demo, created.taskId)).status, 'completed');
+      const ask = ok(await callTool(demo, 'multi_input', {}), 'multi_input');
+      const { task } = await poll(demo, ask.taskId, (x) => x.status === 'input_required');
+      const keys = Object.keys(task.inputRequests);
+      assert.equal(keys.length, 2);
+      for (const k of keys) assert.ok(k.includes('\x1b') && k.includes('\r') && k.includes('\u009b'), `a hostile key: ${JSON.stringify(k)}`);
+      const nameKey = keys.find((k) => k.includes('name'))!;
+      const nameField = task.inputRequests[nameKey].params.requestedSchema.properties.name;
+      assert.ok(nameField.default.includes('\x1b') && nameField.default.includes('\r') && nameField.default.includes('\u009b'), 'a hostile default on a free-text field');
+      assert.equal(task.inputRequests[keys.find((k) => k.includes('color'))!].params.requestedSchema.properties.color.default, undefined, 'no default on an enum field');
+      // Answers to the hostile keys, exactly as sent, are taken.
+      ok(await demo.rpc('tasks/update', { taskId: ask.taskId, inputResponses: {
+        [nameKey]: { action: 'accept', content: { name: 'Ada' } },
+        [keys.find((k) => k.includes('color'))!]: { action: 'accept', content: { color: 'red' } },
+      } }), 'tasks/update with the hostile keys');
+      const finished = await pollTerminal(demo, ask.taskId);
+      assert.deepEqual(finished.result.structuredContent, { name: 'Ada', color: 'red' });
+      // A raw control character cannot travel in a header: the id must come Base64-encoded.
+      const rawGet = await demo.rawPost(request('tasks/get', { taskId: ask.taskId }), { ...baseHeaders('tasks/get'), 'mcp-name': ask.taskId.replace(/[\x00-\x1f\x7f-\x9f]/g, '') });
+      assert.equal(rawGet.status, 400, 'a stripped id in Mcp-Name does not match');
+      assert.equal(rawGet.json.error.code, -32020);
+    }),
+
     t.test('hostile-text over stdio: still one JSON message per line', async (t) => {
       const demo = await startDemoStdio({ t, faults: ['hostile-text'] });
-      const created = await createTask(demo, 'slow_compute', { seconds: 0.2 });
+      const created = ok(await callTool(demo, 'slow_compute', { seconds: 0.2 }));
+      assertSchema(CreateTaskResultV2Schema, created, 'CreateTaskResult');
       assert.ok(created.statusMessage.includes('\x1b'));
       await pollTerminal(demo, created.taskId);
       assert.deepEqual(demo.garbage, [], 'every stdout line parsed as JSON');
@@ -143,7 +174,7 @@ test('demo-server faults', { concurrency: true }, async (t) => {
       const created = await createTask(demo, 'slow_compute', { seconds: 1 });
       assert.equal(created.ttlMs, 5000);
       const replies = await Promise.all([getTask(demo, created.taskId), getTask(demo, created.taskId)]);
-      assert.deepEqual(replies.map((r) => r.error?.code ?? 'ok').sort(), [-32029, 'ok']);
+      assert.deepEqual(replies.map((r) => r.error?.code ?? 'ok').sort(), [-31429, 'ok']);
       assert.equal(ok(replies.find((r) => r.result)!).taskId, created.taskId);
     }),
   ]);

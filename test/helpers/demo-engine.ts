@@ -26,7 +26,7 @@ export interface EngineFixture {
   /** tasks/get at T0 + `offsetMs`; validated as a GetTaskResult. */
   getAt(taskId: string, offsetMs: number): Promise<Json>;
   /** A tools/call / tasks/* request through the surface, with the envelope. */
-  handle(method: string, params: Record<string, unknown>, opts?: { tasks?: boolean; meta?: Record<string, unknown> }): ReturnType<TaskSurface['handle']>;
+  handle(method: string, params: Record<string, unknown>, opts?: { tasks?: boolean; capabilities?: Record<string, unknown>; meta?: Record<string, unknown> }): ReturnType<TaskSurface['handle']>;
 }
 
 export function tool(name: string): DemoTool {
@@ -68,7 +68,7 @@ export function engineFixture(t: HasAfter, faults: Partial<Faults> = {}, path = 
         jsonrpc: '2.0',
         id: reqId++,
         method,
-        params: { ...params, _meta: { ...envelope(opts.tasks ?? true), ...(opts.meta ?? {}) } },
+        params: { ...params, _meta: { ...envelope(opts.tasks ?? true, opts.capabilities), ...(opts.meta ?? {}) } },
       };
       return surface.handle(req);
     },

@@ -91,13 +91,13 @@ export interface Scenario {
 
 export const SCENARIOS: Scenario[] = [
   {
-    name: 'server/discover advertises the tasks extension; tools/list has all 13 tools',
+    name: 'server/discover advertises the tasks extension; tools/list has all 16 tools (13 demo tools, 3 conformance diagnostics)',
     async run(c) {
       const d = ok(await c.rpc('server/discover', {}), 'server/discover');
       assert.ok(d.supportedVersions.includes('2026-07-28'));
       assert.deepEqual(d.capabilities.extensions['io.modelcontextprotocol/tasks'], {});
       const tl = ok(await c.rpc('tools/list', {}), 'tools/list');
-      assert.equal(tl.tools.length, 13);
+      assert.equal(tl.tools.length, 16);
       for (const t of tl.tools) assertSchema(ToolV2Schema, t, `tool ${t.name}`);
       const pay = tl.tools.find((t: Json) => t.name === 'send_payment');
       assert.equal(pay.annotations.destructiveHint, true);

@@ -136,18 +136,26 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-/** The per-request `_meta` envelope; `tasks: false` acts as a client that does not declare the extension. */
-export function envelope(tasks = true): Record<string, unknown> {
+/** What a client that answers every kind of input request declares (as mcp-tasks does). */
+export const INPUT_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+/**
+ * The per-request `_meta` envelope; `tasks: false` acts as a client that does not declare the
+ * extension, `capabilities` replaces the declared input capabilities (default: all of them).
+ */
+export function envelope(tasks = true, capabilities: Record<string, unknown> = INPUT_CAPABILITIES): Record<string, unknown> {
   return {
     'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
     'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
-    'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {},
+    'io.modelcontextprotocol/clientCapabilities': { ...capabilities, ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
   };
 }
 
 export interface RpcOptions {
   /** Declare the tasks extension (default true). */
   tasks?: boolean;
+  /** The declared input capabilities (default INPUT_CAPABILITIES; `{}` declares none). */
+  capabilities?: Record<string, unknown>;
   /** Extra or replacement HTTP headers; `null` removes a default header (HTTP only). */
   headers?: Record<string, string | null>;
   /** Extra `_meta` keys merged over the envelope. */
@@ -195,15 +203,20 @@ export function request(method: string, params: Record<string, unknown> = {}, op
     jsonrpc: '2.0',
     id: nextId++,
     method,
-    params: { ...params, _meta: { ...envelope(opts.tasks ?? true), ...ownMeta, ...(opts.meta ?? {}) } },
+    params: { ...params, _meta: { ...envelope(opts.tasks ?? true, opts.capabilities), ...ownMeta, ...(opts.meta ?? {}) } },
   };
+}
+
+/** A header value as the spec carries it: plain printable ASCII as is, anything else as `=?base64?…?=`. */
+export function encodeHeaderValue(value: string): string {
+  const plain = value.length > 0 && value === value.trim() && /^[\x20-\x7e\t]*$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
 /** The Mcp-Name header a request must carry: the tool for tools/call, the taskId for tasks/*. */
 function nameHeaderFor(method: string, params: Record<string, unknown>): string | undefined {
-  if (method === 'tools/call') return typeof params.name === 'string' ? params.name : undefined;
-  if (method.startsWith('tasks/')) return typeof params.taskId === 'string' ? params.taskId : undefined;
-  return undefined;
+  const value = method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
+  return typeof value === 'string' ? encodeHeaderValue(value) : undefined;
 }
 
 function spawnDemo(args: string[], home: string): ChildProcess {

@@ -40,7 +40,9 @@ test('slow_compute: working until exactly `seconds`, then completed with its res
   assert.equal(done.taskId, created.taskId);
   assert.equal(done.createdAt, iso(0));
   assert.equal(done.lastUpdatedAt, iso(3000));
+  // The inlined result says what it is (the official ext-tasks decoder requires it).
   assert.deepEqual(done.result, {
+    resultType: 'complete',
     content: [{ type: 'text', text: 'Computed slow_compute after 3 second(s)' }],
     structuredContent: { seconds: 3, label: 'slow_compute' },
   });
@@ -400,18 +402,18 @@ test('idempotency key: a repeat after the original expired never hands back a de
   await rejectsRpc(() => fx.engine.get({ taskId: first.result.taskId }), -32602);
 });
 
-test('rate-limit fault: a get sooner than 80 % of pollIntervalMs is -32029 with retryAfterMs', async (t) => {
+test('rate-limit fault: a get sooner than 80 % of pollIntervalMs is -31429 (outside the reserved ranges) with retryAfterMs', async (t) => {
   const fx = engineFixture(t, { rateLimit: true });
   const { taskId } = fx.create('slow_compute', { seconds: 10 });
   await fx.getAt(taskId, 0);
   fx.at(100);
-  const err = await rejectsRpc(() => fx.engine.get({ taskId }), -32029);
+  const err = await rejectsRpc(() => fx.engine.get({ taskId }), -31429);
   assert.deepEqual(err.data, { retryAfterMs: 400 });
   fx.at(399);
-  assert.deepEqual((await rejectsRpc(() => fx.engine.get({ taskId }), -32029)).data, { retryAfterMs: 101 });
+  assert.deepEqual((await rejectsRpc(() => fx.engine.get({ taskId }), -31429)).data, { retryAfterMs: 101 });
   // 80 % of 500 ms after the last successful poll (rejected polls do not move the window).
   assert.equal((await fx.getAt(taskId, 400)).status, 'working');
-  await rejectsRpc(() => fx.engine.get({ taskId }), -32029);
+  await rejectsRpc(() => fx.engine.get({ taskId }), -31429);
   assert.equal((await fx.getAt(taskId, 900)).status, 'working');
   // Per task: another task is polled independently.
   const other = fx.create('slow_compute', { seconds: 10 });
@@ -425,7 +427,7 @@ test('rate-limit fault follows the changing pollIntervalMs (generate_report)', a
   await fx.getAt(taskId, 200); // 80 % of 250
   await fx.getAt(taskId, 2400); // Writing PDF: 1000 ms
   fx.at(3000);
-  assert.deepEqual((await rejectsRpc(() => fx.engine.get({ taskId }), -32029)).data, { retryAfterMs: 400 });
+  assert.deepEqual((await rejectsRpc(() => fx.engine.get({ taskId }), -31429)).data, { retryAfterMs: 400 });
   assert.equal((await fx.getAt(taskId, 3200)).status, 'working');
 });
 

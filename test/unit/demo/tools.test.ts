@@ -20,6 +20,9 @@ const README_TOOLS = [
   'summarize_with_model',
   'scan_roots',
   'preflight_check',
+  'test_missing_capability',
+  'test_streaming_elicitation',
+  'test_logging_tool',
 ];
 
 test('the catalogue holds exactly the documented tools, each well-formed', () => {
@@ -53,13 +56,14 @@ test('text styles: plain is the identity, hostile wraps in escapes and a 5,000-c
 
 test('parseFaults: every documented fault, repeatable', () => {
   assert.deepEqual(parseFaults([]), NO_FAULTS);
-  assert.deepEqual(parseFaults(['drop-create-response', 'ttl=5000', 'rate-limit', 'slow-get=250', 'hostile-text', 'dash-task-ids']), {
+  assert.deepEqual(parseFaults(['drop-create-response', 'ttl=5000', 'rate-limit', 'slow-get=250', 'hostile-text', 'dash-task-ids', 'hostile-ids']), {
     dropCreateResponse: true,
     ttlMs: 5000,
     rateLimit: true,
     slowGetMs: 250,
     hostileText: true,
     dashTaskIds: true,
+    hostileIds: true,
   });
   assert.equal(parseFaults(['ttl=0']).ttlMs, 0);
   assert.equal(parseFaults(['ttl=1', 'ttl=2']).ttlMs, 2, 'the last value wins');

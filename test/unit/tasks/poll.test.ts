@@ -113,6 +113,20 @@ test('rate-limit errors with retryAfterMs wait as asked and are not fatal', asyn
   assert.ok(clock.sleeps.includes(1000), 'waits at least the normal interval after a rate-limit error');
 });
 
+test('the rate-limit codes back off even without retryAfterMs: -31429 (demo) and the old -32029', async () => {
+  for (const code of [-31429, -32029]) {
+    const clock = fakeClock();
+    const s = script([new RpcResponseError(code, 'slow down', undefined, 'tasks/get'), snap('completed', { result: { content: [] } })]);
+    const end = await pollUntil({ taskId: 't1', get: (id) => s.get(id, clock), now: clock.now, sleep: clock.sleep });
+    assert.equal(end.kind, 'terminal', `code ${code}`);
+    assert.equal(s.calls.length, 2, `code ${code}: one retry`);
+  }
+  // Any other error without retryAfterMs is not a back-off.
+  const clock = fakeClock();
+  const s = script([new RpcResponseError(-32603, 'boom', undefined, 'tasks/get')]);
+  await assert.rejects(pollUntil({ taskId: 't1', get: (id) => s.get(id, clock), now: clock.now, sleep: clock.sleep }), RpcResponseError);
+});
+
 test('other errors (auth) propagate instead of being retried', async () => {
   const clock = fakeClock();
   const s = script([new AuthRefusedError(401, 'no')]);
