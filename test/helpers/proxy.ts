@@ -19,6 +19,8 @@ export interface ProxyHooks {
   answer?: (req: ProxiedRequest) => ProxyReply | undefined;
   /** Rewrite the upstream answer to this request (buffered; for JSON answers). */
   rewrite?: (req: ProxiedRequest) => ((body: string) => string) | undefined;
+  /** Forward this body instead of the client's (a client that declares less, for example). */
+  rewriteRequest?: (req: ProxiedRequest) => Buffer | undefined;
 }
 
 export interface Proxy {
@@ -40,7 +42,9 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
         return;
       }
       const rewrite = hooks.rewrite?.(seen);
-      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
+      const newBody = hooks.rewriteRequest?.(seen);
+      const headers = newBody ? { ...req.headers, 'content-length': String(newBody.length) } : req.headers;
+      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
         if (!rewrite) {
           res.writeHead(r.statusCode ?? 502, r.headers);
           r.pipe(res);
@@ -54,7 +58,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
         });
       });
       up.on('error', () => res.destroy());
-      up.end(seen.body);
+      up.end(newBody ?? seen.body);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

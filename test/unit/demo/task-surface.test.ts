@@ -240,3 +240,85 @@ test('an internal failure becomes a -32603 error outcome, never a throw', async 
   const o = await surface.handle({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { taskId, _meta: { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } } } });
   error(o, -32603);
 });
+
+// Input requests go only to clients that declared the capability (-32021 with requiredCapabilities otherwise).
+
+const storedTasks = (fx: ReturnType<typeof engineFixture>) => Object.keys(readStore(fx.path).tasks).length;
+
+test('input gate: a task-creating call that would ask for input it cannot send is -32021 and creates nothing', async (t) => {
+  const fx = engineFixture(t);
+  for (const [name, args, declared, missing] of [
+    ['confirm_delete', { filename: 'a' }, {}, { elicitation: { form: {} } }],
+    ['multi_input', {}, { sampling: {} }, { elicitation: { form: {} } }],
+    ['approve_deploy', {}, { elicitation: { form: {} } }, { elicitation: { url: {} } }],
+    ['summarize_with_model', { text: 'x' }, { elicitation: { form: {}, url: {} } }, { sampling: {} }],
+    ['scan_roots', {}, { sampling: {} }, { roots: {} }],
+  ] as const) {
+    for (const tasks of [true, false]) {
+      const e = error(await fx.handle('tools/call', { name, arguments: args }, { tasks, capabilities: declared }), -32021);
+      assert.deepEqual(e.data, { requiredCapabilities: missing }, `${name} tasks=${tasks}`);
+      assert.match(e.message, new RegExp(`Missing required client capability: ${Object.keys(missing)[0]}`));
+    }
+  }
+  assert.equal(storedTasks(fx), 0, 'no task was created for a client that could not answer it');
+  // Declared: the same calls create tasks (a bare elicitation {} declares form).
+  result(await fx.handle('tools/call', { name: 'confirm_delete', arguments: { filename: 'a' } }, { capabilities: { elicitation: {} } }));
+  result(await fx.handle('tools/call', { name: 'scan_roots', arguments: {} }, { capabilities: { roots: {} } }));
+  assert.equal(storedTasks(fx), 2);
+});
+
+test('input gate: preflight (MRTR) input requests need the capability too', async (t) => {
+  const fx = engineFixture(t);
+  const e = error(await fx.handle('tools/call', { name: 'preflight_check', arguments: {} }, { capabilities: {} }), -32021);
+  assert.deepEqual(e.data, { requiredCapabilities: { elicitation: { form: {} } } });
+  const asked = result(await fx.handle('tools/call', { name: 'preflight_check', arguments: {} }, { capabilities: { elicitation: { form: {} } } }));
+  assert.equal(asked.resultType, 'input_required');
+  // The conformance diagnostic: sampling, asked before anything runs.
+  const s = error(await fx.handle('tools/call', { name: 'test_missing_capability', arguments: {} }, { tasks: false, capabilities: {} }), -32021);
+  assert.deepEqual(s.data, { requiredCapabilities: { sampling: {} } });
+  const ok = result(await fx.handle('tools/call', { name: 'test_missing_capability', arguments: {} }, { tasks: false, capabilities: { sampling: {} } }));
+  assertSchema(InputRequiredCallToolResultV2Schema, ok, 'InputRequiredResult');
+  assert.equal(ok.inputRequests.probe.method, 'sampling/createMessage');
+  const stream = result(await fx.handle('tools/call', { name: 'test_streaming_elicitation', arguments: {} }, { tasks: false, capabilities: { elicitation: {} } }));
+  assert.equal(stream.resultType, 'input_required');
+  assert.equal(stream.inputRequests.proceed.method, 'elicitation/create');
+});
+
+test('input gate: tasks/get of a task waiting for input is -32021 for a client that cannot answer it', async (t) => {
+  const fx = engineFixture(t);
+  const created = result(await fx.handle('tools/call', { name: 'approve_deploy', arguments: {} }));
+  const e = error(await fx.handle('tasks/get', { taskId: created.taskId }, { capabilities: { elicitation: { form: {} } } }), -32021);
+  assert.deepEqual(e.data, { requiredCapabilities: { elicitation: { url: {} } } });
+  assert.doesNotMatch(JSON.stringify(e), /deploy\.example\.com/, 'the refused request reveals nothing of the input request');
+  const got = result(await fx.handle('tasks/get', { taskId: created.taskId }));
+  assert.equal(got.status, 'input_required');
+  assert.equal(got.inputRequests.approval.params.mode, 'url');
+  // A task not waiting for input is served to anyone who declared the extension.
+  const plain = result(await fx.handle('tools/call', { name: 'slow_compute', arguments: { seconds: 1 } }, { capabilities: {} }));
+  assert.equal(result(await fx.handle('tasks/get', { taskId: plain.taskId }, { capabilities: {} })).status, 'working');
+});
+
+test('every unknown tasks/* method is -32601, before the capability gate', async (t) => {
+  const fx = engineFixture(t);
+  for (const m of ['tasks/list', 'tasks/result', 'tasks/frobnicate']) error(await fx.handle(m, {}, { tasks: false }), -32601);
+});
+
+test('hostile-ids: keys and defaults are hostile on the way out; answers to the hostile keys land', async (t) => {
+  const fx = engineFixture(t, { hostileIds: true });
+  const created = result(await fx.handle('tools/call', { name: 'multi_input', arguments: {} }));
+  assert.match(created.taskId, /^\x1b\[31m[A-Za-z0-9_-]{32}\r\u009b0m$/);
+  const got = await fx.getAt(created.taskId, 0);
+  const keys = Object.keys(got.inputRequests);
+  for (const k of keys) assert.match(k, /^\x1b\[7m(name|color)\r\u009b2K\x1b\]0;owned\x07$/);
+  const nameKey = keys.find((k) => k.includes('name'))!;
+  assert.match(got.inputRequests[nameKey].params.requestedSchema.properties.name.default, /\x1b\]0;owned\x07.*\r\u009b6n/);
+  result(await fx.handle('tasks/update', { taskId: created.taskId, inputResponses: { [nameKey]: { action: 'accept', content: { name: 'Ada' } } } }));
+  const after = await fx.getAt(created.taskId, 10);
+  assert.deepEqual(Object.keys(after.inputRequests).map((k) => k.includes('color')), [true], 'only color is left');
+  // Preflight keys too, and the retry with the hostile key is taken.
+  const asked = result(await fx.handle('tools/call', { name: 'preflight_check', arguments: {} }));
+  const [envKey] = Object.keys(asked.inputRequests);
+  assert.match(envKey!, /\x1b\[7menvironment/);
+  const task = result(await fx.handle('tools/call', { name: 'preflight_check', arguments: {}, inputResponses: { [envKey!]: { action: 'accept', content: { environment: 'production' } } }, requestState: asked.requestState }));
+  assert.equal(task.resultType, 'task');
+});
