@@ -198,6 +198,10 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       else res.destroy();
     });
   });
+  // Idle keep-alive sockets are left for the client to close (undici drops them after the
+  // Keep-Alive hint less a second): a server closing first races a request sent on the same
+  // socket, which a loaded machine turns into "other side closed" (UND_ERR_SOCKET).
+  server.keepAliveTimeout = 60_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, host, () => {

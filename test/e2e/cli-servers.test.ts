@@ -292,7 +292,7 @@ describe('named servers', { concurrency: 4 }, () => {
     const h = await homeWithServer('web', demo.url);
     const r = await h.run(['tools', 'web']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^13 tool\(s\) on web:$/m);
+    assert.match(r.stdout, /^16 tool\(s\) on web:$/m);
     assert.match(r.stdout, /^\s+slow_compute\s+\[read-only idempotent\] Sleep for `seconds`/m);
     assert.match(r.stdout, /^\s+send_payment\s+\[destructive\] /m);
     assert.match(r.stdout, /^\s+confirm_delete\s+\[destructive\] /m);
@@ -301,7 +301,7 @@ describe('named servers', { concurrency: 4 }, () => {
     const json = await h.run(['--json', 'tools', 'demo']);
     assert.equal(json.code, 0, json.stderr);
     const tools = parseJsonDoc(json.stdout) as Array<{ name: string; description: string; inputSchema: any; annotations: Record<string, boolean> }>;
-    assert.equal(tools.length, 13);
+    assert.equal(tools.length, 16);
     const slow = tools.find((t) => t.name === 'slow_compute')!;
     assert.deepEqual(slow.annotations, { readOnlyHint: true, idempotentHint: true });
     assert.equal(slow.inputSchema.properties.seconds.type, 'number');
