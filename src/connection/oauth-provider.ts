@@ -469,6 +469,7 @@ export interface AuthProbe {
 export async function probeServerAuth(sdk: Sdk, url: string, headers: Record<string, string>, timeoutMs: number, opts: { metadataEvenIfAdmitted?: boolean } = {}): Promise<AuthProbe | undefined> {
   const { MODERN_PROTOCOL_VERSION, META_PROTOCOL_VERSION, META_CLIENT_INFO, META_CLIENT_CAPABILITIES } = await import('../protocol/constants.js');
   const { VERSION } = await import('../version.js');
+  const { DECLARED_CLIENT_CAPABILITIES } = await import('./client-capabilities.js');
   let response: Response;
   try {
     response = await fetch(url, {
@@ -478,7 +479,7 @@ export async function probeServerAuth(sdk: Sdk, url: string, headers: Record<str
         jsonrpc: '2.0',
         id: 'mcp-tasks-auth-probe',
         method: 'server/discover',
-        params: { _meta: { [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION, [META_CLIENT_INFO]: { name: 'mcp-tasks', version: VERSION }, [META_CLIENT_CAPABILITIES]: {} } },
+        params: { _meta: { [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION, [META_CLIENT_INFO]: { name: 'mcp-tasks', version: VERSION }, [META_CLIENT_CAPABILITIES]: DECLARED_CLIENT_CAPABILITIES } },
       }),
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
