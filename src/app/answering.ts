@@ -5,16 +5,13 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
-import type { Connection } from '../connection/connect.js';
-import { updateTask } from '../protocol/task-wire.js';
 import { makeStyle, shortTaskId } from '../output/render.js';
 import { sanitize } from '../output/sanitize.js';
 import { askForInput } from '../prompts/input-prompts.js';
 import { describeIdentity, identityOf, type ServerEntry } from '../servers/server-entry.js';
 import { checkResponse, planAnswers, type AnswerPlan } from '../tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
-import type { Vault } from '../vault/vault.js';
-import type { TaskTarget } from './task-target.js';
+import type { TaskScope } from './with-task.js';
 
 export interface AnswerSource {
   /** Path of a JSON answers file, or - for stdin. */
@@ -99,7 +96,8 @@ export async function collectResponses(
 }
 
 /** Answer a task's pending input with tasks/update and record the answered keys in the vault. */
-export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
+export async function answerTaskRound(scope: TaskScope, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
+  const { ctx, session, target } = scope;
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
   const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered, src);
   for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
@@ -111,14 +109,12 @@ export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vau
   }
   const keys = Object.keys(plan.send);
   if (keys.length === 0) return { ...plan, sent: [] };
-  await updateTask(conn, target.taskId, plan.send);
+  await session.updateTask(target.taskId, plan.send);
   const at = new Date(ctx.now()).toISOString();
-  const record = (r: typeof target.record) => {
+  scope.update((r) => {
     for (const k of keys) if (!r.inputKeysAnswered.includes(k)) r.inputKeysAnswered.push(k);
     r.updatedAt = at;
-  };
-  record(target.record);
-  if (target.persisted) vault.update(target.record.opId, record);
+  });
   if (!ctx.json) ctx.stderr.write(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}\n`);
   return { ...plan, sent: keys };
 }
@@ -127,7 +123,7 @@ export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vau
 let promptQueue: Promise<unknown> = Promise.resolve();
 
 /** For watch and call: answer when we can (a terminal, or --answers), else stop with exit 5. */
-export function inputHandler(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, src: AnswerSource) {
+export function inputHandler(scope: TaskScope, src: AnswerSource) {
   return (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> => {
     const turn = promptQueue.then(() => handle(s));
     promptQueue = turn.catch(() => undefined);
@@ -135,7 +131,7 @@ export function inputHandler(ctx: Context, conn: Connection, vault: Vault, targe
   };
   async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> {
     // Without a person or a file, configured roots can still be sent; anything else stops with exit 5.
-    const round = await answerTaskRound(ctx, conn, vault, target, s.inputRequests ?? {}, src);
+    const round = await answerTaskRound(scope, s.inputRequests ?? {}, src);
     if (round.sent.length > 0) return 'answered';
     // Nothing new could be sent; keys answered before may still be listed while the server catches up.
     return round.alreadyAnswered.length > 0 && round.unanswered.length === 0 ? 'answered' : 'stop';

@@ -1,15 +1,19 @@
 // Typed remote failures → one message and the safe next step, with the contract's exit code.
 import { CliError, ExitCode } from '../errors.js';
-import { ErrorCode } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
 import { sanitize } from '../output/sanitize.js';
 import { PromptAbortedError } from '../prompts/prompter.js';
+import { UnsupportedGenerationError } from '../session/task-session.js';
+import { ErrorCode, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 
 export function toCliError(err: unknown, server?: string): CliError | undefined {
   const on = server ? ` (server "${server}")` : '';
   if (err instanceof CliError) return err;
   if (err instanceof PromptAbortedError) {
     return new CliError('interrupted', 'interrupted at a prompt; nothing more was sent', 'Run the command again when you are ready (`mcp-tasks answer <ref>` for a waiting task); handles are kept.');
+  }
+  if (err instanceof UnsupportedGenerationError) {
+    return new CliError('protocol', err.message, `Upgrade the server to ${MODERN_PROTOCOL_VERSION}, or use a client that speaks the 2025-11-25 tasks API for it.`);
   }
   if (err instanceof AuthRefusedError) {
     return new CliError('auth', `${err.message}${on}`, 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.');
@@ -43,4 +47,13 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
     return new CliError('protocol', `the server answered with error ${err.code}${on}: ${msg}`, 'Retry later, or contact the server operator.', ExitCode.TaskFailed);
   }
   return undefined;
+}
+
+/** Run `fn`; a remote failure is reported naming the server it came from. */
+export async function withServerName<T>(server: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toCliError(err, server) ?? err;
+  }
 }
