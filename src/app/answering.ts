@@ -20,14 +20,12 @@ export interface AnswerSource {
   cancel?: string[];
 }
 
-let stdinAnswers: Record<string, unknown> | undefined;
-
-export function readAnswers(path: string | undefined): Record<string, unknown> {
+/** The answers file (`-`: stdin, read once by the Context, so every reader sees the same text). */
+export function readAnswers(ctx: Pick<Context, 'stdin'>, path: string | undefined): Record<string, unknown> {
   if (path === undefined) return {};
-  if (path === '-' && stdinAnswers) return stdinAnswers;
   let text: string;
   try {
-    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+    text = path === '-' ? ctx.stdin.readAll() : readFileSync(path, 'utf8');
   } catch (err) {
     throw new CliError('invalid-input', `cannot read --answers ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
   }
@@ -40,7 +38,6 @@ export function readAnswers(path: string | undefined): Record<string, unknown> {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new CliError('invalid-input', `--answers ${path} must be a JSON object keyed by input request key`, 'e.g. {"confirm":{"action":"accept","content":{"confirm":true}}}');
   }
-  if (path === '-') stdinAnswers = parsed as Record<string, unknown>;
   return parsed as Record<string, unknown>;
 }
 
@@ -65,7 +62,7 @@ export async function collectResponses(
   answeredBefore: readonly string[],
   src: AnswerSource,
 ): Promise<AnswerPlan> {
-  const plan = planAnswers(pending, answeredBefore, readAnswers(src.answers), src.decline ?? [], src.cancel ?? []);
+  const plan = planAnswers(pending, answeredBefore, readAnswers(ctx, src.answers), src.decline ?? [], src.cancel ?? []);
   if (plan.errors.length) {
     throw new CliError('invalid-input', `nothing was sent: ${plan.errors.map((e) => sanitize(e, { singleLine: true, maxLength: 300 })).join('; ')}`, 'Fix the answers file (see `mcp-tasks get <ref>` for what each request asks) and run again.');
   }
@@ -82,7 +79,7 @@ export async function collectResponses(
       left.push(key);
       continue;
     }
-    const response = await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header }, key, request, roots);
+    const response = await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform }, key, request, roots);
     if (response === undefined) {
       left.push(key);
       continue;
@@ -119,15 +116,11 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   return { ...plan, sent: keys };
 }
 
-/** One person, one prompt at a time: several watched tasks asking at once take turns. */
-let promptQueue: Promise<unknown> = Promise.resolve();
-
 /** For watch and call: answer when we can (a terminal, or --answers), else stop with exit 5. */
 export function inputHandler(scope: TaskScope, src: AnswerSource) {
   return (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> => {
-    const turn = promptQueue.then(() => handle(s));
-    promptQueue = turn.catch(() => undefined);
-    return turn;
+    // One person, one prompt at a time: several watched tasks asking at once take turns.
+    return scope.ctx.promptTurn(() => handle(s));
   };
   async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> {
     // Without a person or a file, configured roots can still be sent; anything else stops with exit 5.

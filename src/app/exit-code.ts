@@ -2,7 +2,7 @@
 // Task states map through tasks/outcome.ts; typed remote failures through toCliError.
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
 import { combineExitCodes, exitCodeForEnd, exitCodeForSnapshot } from '../tasks/outcome.js';
-import { isTerminalStatus } from '../protocol/constants.js';
+import { isTerminalStatus } from '../session/task-session.js';
 import type { Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 

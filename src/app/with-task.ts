@@ -4,7 +4,7 @@
 // lost, unless a terminal result is stored (that is never replaced by "lost"); and the
 // in-memory record and the vault record change through one path, so they never drift apart.
 import type { Context } from '../context.js';
-import { isTerminalStatus } from '../protocol/constants.js';
+import { isTerminalStatus } from '../session/task-session.js';
 import { isUnknownTaskError, type TaskSession } from '../session/task-session.js';
 import { openSession } from '../session/open-session.js';
 import type { WatchEnd } from '../tasks/outcome.js';

@@ -3,17 +3,11 @@
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { withTask } from '../../app/with-task.js';
-import type { TargetOptions } from '../../app/task-target.js';
+import type { AnswerOptions } from '../task-options.js';
 import { report, type TaskReport } from '../../app/outcomes.js';
 import { answerTaskRound } from '../../app/answering.js';
 import { isTerminalStatus } from '../../session/task-session.js';
 import { finish } from '../finish.js';
-
-export interface AnswerOptions extends TargetOptions {
-  answers?: string;
-  decline?: string[];
-  cancel?: string[];
-}
 
 export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOptions): Promise<TaskReport> {
   if (opts.answers === '-' && ref === '-') throw new CliError('usage', 'stdin cannot carry both the taskId and the answers', 'Give the task by prefix or label, or the answers as a file.');

@@ -12,23 +12,13 @@ import { submitOperation } from '../../app/submit.js';
 import { readAnswers } from '../../app/answering.js';
 import { finish } from '../finish.js';
 import { buildArguments, validateArguments } from '../tool-args.js';
-import { parseDuration, parseLabels } from '../duration.js';
+import type { CallOptions } from '../task-options.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
 
-export interface CallOptions {
-  argsJson?: string;
-  argsFile?: string;
-  detach?: boolean;
-  timeout?: string;
-  label?: string[];
-  answers?: string;
-}
-
 export async function runCall(server: string, tool: string, pairs: string[], opts: CallOptions, ctx: Context): Promise<number> {
-  const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
-  const labels = parseLabels(opts.label);
+  const { timeoutMs, labels } = opts;
   // A broken answers file must stop us before any work is submitted, not halfway through.
-  readAnswers(opts.answers);
+  readAnswers(ctx, opts.answers);
   const entry = new ServerStore(ctx.home).get(server);
   const vault = openVault(ctx);
   // Read the vault before touching the server: a vault we cannot write must stop us before any work is submitted.

@@ -2,16 +2,10 @@
 // "requested"; with --wait we report the terminal state actually reached.
 import type { Context } from '../../context.js';
 import { withTask } from '../../app/with-task.js';
-import type { TargetOptions } from '../../app/task-target.js';
 import { followTask } from '../../app/follow.js';
 import { report, type CancelRequested, type TaskReport } from '../../app/outcomes.js';
-import { parseDuration } from '../duration.js';
+import type { CancelOptions } from '../task-options.js';
 import { finish } from '../finish.js';
-
-export interface CancelOptions extends TargetOptions {
-  wait?: boolean;
-  timeoutMs?: number;
-}
 
 export async function cancelTaskOutcome(ctx: Context, ref: string, opts: CancelOptions): Promise<TaskReport | CancelRequested> {
   return withTask(ctx, ref, opts, async (scope) => {
@@ -23,15 +17,4 @@ export async function cancelTaskOutcome(ctx: Context, ref: string, opts: CancelO
   });
 }
 
-export interface CancelFlags extends TargetOptions {
-  wait?: boolean;
-  timeout?: string;
-}
-
-/** Flags → validated options → the use case. */
-export function cancelOptions(flags: CancelFlags): CancelOptions {
-  const { timeout, ...rest } = flags;
-  return { ...rest, ...(timeout !== undefined ? { timeoutMs: parseDuration(timeout) } : {}) };
-}
-
-export const runCancel = async (ref: string, flags: CancelFlags, ctx: Context): Promise<number> => finish(ctx, await cancelTaskOutcome(ctx, ref, cancelOptions(flags)));
+export const runCancel = async (ref: string, opts: CancelOptions, ctx: Context): Promise<number> => finish(ctx, await cancelTaskOutcome(ctx, ref, opts));

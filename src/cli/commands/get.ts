@@ -1,11 +1,11 @@
 // `get <ref>`: one tasks/get; updates the vault; prints the state, and the result or error when terminal.
 import type { Context } from '../../context.js';
 import { withTask } from '../../app/with-task.js';
-import type { TargetOptions } from '../../app/task-target.js';
+import type { GetOptions } from '../task-options.js';
 import { report, type TaskReport } from '../../app/outcomes.js';
 import { finish } from '../finish.js';
 
-export async function getTaskReport(ctx: Context, ref: string, opts: TargetOptions): Promise<TaskReport> {
+export async function getTaskReport(ctx: Context, ref: string, opts: GetOptions): Promise<TaskReport> {
   return withTask(ctx, ref, opts, async (scope) => {
     const snapshot = await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt });
     scope.observe(snapshot);
@@ -13,4 +13,4 @@ export async function getTaskReport(ctx: Context, ref: string, opts: TargetOptio
   });
 }
 
-export const runGet = async (ref: string, opts: TargetOptions, ctx: Context): Promise<number> => finish(ctx, await getTaskReport(ctx, ref, opts));
+export const runGet = async (ref: string, opts: GetOptions, ctx: Context): Promise<number> => finish(ctx, await getTaskReport(ctx, ref, opts));

@@ -1,6 +1,7 @@
 // `watch <ref>...`: poll at each server's pollIntervalMs until every task is terminal.
 import type { Context } from '../../context.js';
-import { openVault, type TargetOptions } from '../../app/task-target.js';
+import { openVault } from '../../app/task-target.js';
+import type { WatchOptions } from '../task-options.js';
 import { withTasks } from '../../app/with-task.js';
 import { followTask } from '../../app/follow.js';
 import { inputHandler, readAnswers } from '../../app/answering.js';
@@ -9,16 +10,9 @@ import { usageError } from '../../errors.js';
 import { exitCodeOf } from '../../app/exit-code.js';
 import { present } from '../../output/present.js';
 import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
-import { parseDuration } from '../duration.js';
-
-export interface WatchOptions extends TargetOptions {
-  timeout?: string;
-  answers?: string;
-  active?: boolean;
-}
 
 export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
-  const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
+  const timeoutMs = opts.timeoutMs;
   let refs = givenRefs;
   if (opts.active) {
     if (refs.length || opts.server) throw usageError('--active watches the vault\'s active tasks: give no refs and no --server');
@@ -36,7 +30,7 @@ export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Con
   }
   if (refs.filter((r) => r === '-').length > 1) throw usageError('only one ref can be read from stdin (-)');
   if (opts.answers === '-' && refs.includes('-')) throw usageError('stdin cannot carry both a taskId and the answers');
-  readAnswers(opts.answers);
+  readAnswers(ctx, opts.answers);
   const multi = refs.length > 1;
   const reports = await withTasks(ctx, refs, opts, async (scope) => {
     const initial = scope.target.record.last;
