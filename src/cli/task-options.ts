@@ -4,7 +4,7 @@
 import type { TargetOptions } from '../app/task-target.js';
 import { parseDuration, parseLabels } from './duration.js';
 
-export interface GetOptions extends TargetOptions {}
+export type GetOptions = TargetOptions;
 
 export interface WatchOptions extends TargetOptions {
   timeoutMs?: number;

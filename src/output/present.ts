@@ -23,7 +23,10 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'task':
       return presentReport(ctx, outcome);
     case 'many':
-      for (const r of outcome.reports) r.kind === 'task' ? presentReport(ctx, r) : presentFailure(ctx, r);
+      for (const r of outcome.reports) {
+        if (r.kind === 'task') presentReport(ctx, r);
+        else presentFailure(ctx, r);
+      }
       return;
     case 'task-failure':
       return presentFailure(ctx, outcome);
