@@ -1,4 +1,5 @@
 // The only exit point: everything else returns an exit code.
+import { readFileSync } from 'node:fs';
 import { main } from './main.js';
 
 // A reader that goes away (`mcp-tasks list | head`) is not an error worth a stack trace.
@@ -25,6 +26,8 @@ process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdinIsTTY: Boolean(process.stdin.isTTY),
+  readStdin: () => readFileSync(0, 'utf8'),
   env: process.env,
+  platform: process.platform,
   interrupt: controller.signal,
 });

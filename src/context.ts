@@ -17,9 +17,26 @@ export interface Output {
   isTTY: boolean;
 }
 
+/** Standard input: read whole, once; a second reader (a taskId, then answers) gets the same text. */
+export interface Input {
+  isTTY: boolean;
+  readAll(): string;
+}
+
+/** The stream prompts and spinners draw on (stderr: stdout stays clean for `--json | jq`). */
+export interface Terminal {
+  stream: NodeJS.WritableStream;
+  isTTY: boolean;
+  /** Its width now (a terminal can be resized while a spinner runs); 80 when unknown. */
+  columns(): number;
+}
+
 export interface Context {
+  stdin: Input;
   stdout: Output;
   stderr: Output;
+  terminal: Terminal;
+  platform: NodeJS.Platform;
   env: NodeJS.ProcessEnv;
   home: string;
   json: boolean;
@@ -39,14 +56,22 @@ export interface Context {
   interrupt: AbortSignal;
   /** Questions for a person; only used when `interactive`. */
   prompter: Prompter;
+  /** One person, one prompt at a time: several watched tasks asking at once take turns. */
+  promptTurn<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface ProcessIO {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   stdinIsTTY: boolean;
+  /** All of stdin as text (blocking); called at most once per context. */
+  readStdin: () => string;
   env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
   interrupt: AbortSignal;
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  prompter?: Prompter;
 }
 
 export const realSleep = (ms: number, signal?: AbortSignal) =>
@@ -73,9 +98,14 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
     for (const secret of secrets) out = out.split(secret).join('[redacted]');
     return out;
   };
+  let stdinText: string | undefined;
+  let promptQueue: Promise<unknown> = Promise.resolve();
   return {
+    stdin: { isTTY: io.stdinIsTTY, readAll: () => (stdinText ??= io.readStdin()) },
     stdout: { write: (t) => void io.stdout.write(t), isTTY: Boolean(io.stdout.isTTY) },
     stderr: { write: (t) => void io.stderr.write(t), isTTY: Boolean(io.stderr.isTTY) },
+    terminal: { stream: io.stderr, isTTY: Boolean(io.stderr.isTTY), columns: () => io.stderr.columns || 80 },
+    platform: io.platform,
     env,
     home: resolveHome(opts.home, env),
     json,
@@ -83,8 +113,8 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
     interactive,
     verbose,
     storedAuthOnly: Boolean(opts.storedAuthOnly),
-    now: () => Date.now(),
-    sleep: realSleep,
+    now: io.now ?? (() => Date.now()),
+    sleep: io.sleep ?? realSleep,
     debug: (line) => {
       if (verbose) io.stderr.write(`mcp-tasks: ${scrub(line)}\n`);
     },
@@ -93,6 +123,11 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
       if (secret && secret.length >= 8) secrets.add(secret);
     },
     interrupt: io.interrupt,
-    prompter: inquirerPrompter(),
+    prompter: io.prompter ?? inquirerPrompter(io.stderr),
+    promptTurn: <T>(fn: () => Promise<T>): Promise<T> => {
+      const turn = promptQueue.then(fn);
+      promptQueue = turn.catch(() => undefined);
+      return turn;
+    },
   };
 }

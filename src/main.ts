@@ -1,12 +1,13 @@
 // Builds the program, runs it, and maps typed errors to the contract's exit codes.
 // The only place that decides an exit code for a failure.
-import { safeJson } from './output/sanitize.js';
 import { CommanderError } from 'commander';
 import { buildContext, type Context, type GlobalOptions, type ProcessIO } from './context.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, usageError } from './errors.js';
 import { buildProgram } from './cli/program.js';
 import { VERSION } from './version.js';
 import { toCliError } from './app/remote-error.js';
+import { exitCodeOf } from './app/exit-code.js';
+import { presentError, presentUnexpected } from './output/present-error.js';
 import { explainOptionLikeRef } from './cli/option-like-ref.js';
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
@@ -25,12 +26,11 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version exit 0; parse errors were already printed by commander on stderr.
       if (err.exitCode === 0) return ExitCode.Ok;
-      if (argv.includes('--json')) {
-        io.stdout.write(safeJson({ error: { kind: 'usage', message: explainOptionLikeRef(err.message, argv).trim().replace(/^error: /, ''), next: 'Run `mcp-tasks --help` for usage.' } }) + '\n');
-      }
-      return ExitCode.Usage;
+      const usage = usageError(explainOptionLikeRef(err.message, argv).trim().replace(/^error: /, ''));
+      if (argv.includes('--json')) presentError({ json: true, verbose: false, stdout: io.stdout, stderr: io.stderr }, usage);
+      return exitCodeOf(usage);
     }
-    return reportError(err, ctx ?? buildContext({}, io), io);
+    return reportError(err, ctx ?? buildContext({}, io));
   } finally {
     if (io.env.MCP_TASKS_TIMING === '1') {
       // Only after the command: loading the vault module here must not count in --help's start-up.
@@ -40,17 +40,9 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   }
 }
 
-export function reportError(thrown: unknown, ctx: Context, io: ProcessIO): number {
+export function reportError(thrown: unknown, ctx: Context): number {
   const err = toCliError(thrown) ?? thrown;
-  if (err instanceof CliError) {
-    if (ctx.json) io.stdout.write(safeJson({ error: { kind: err.kind, message: err.message, next: err.next } }) + '\n');
-    else io.stderr.write(`mcp-tasks: ${err.message}\n  next: ${err.next}\n`);
-    return err.exitCode;
-  }
-  // Unexpected: still one line by default; the stack only with --verbose.
-  const e = err as Error;
-  if (ctx.json) io.stdout.write(safeJson({ error: { kind: 'internal', message: e?.message ?? String(err), next: 'Re-run with --verbose and report the output.' } }) + '\n');
-  else io.stderr.write(`mcp-tasks: unexpected error: ${e?.message ?? String(err)}\n  next: re-run with --verbose and report the output\n`);
-  if (ctx.verbose && e?.stack) io.stderr.write(e.stack + '\n');
-  return ExitCode.Usage;
+  if (err instanceof CliError) presentError(ctx, err);
+  else presentUnexpected(ctx, err);
+  return exitCodeOf(err);
 }

@@ -5,16 +5,13 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
-import type { Connection } from '../connection/connect.js';
-import { updateTask } from '../protocol/task-wire.js';
 import { makeStyle, shortTaskId } from '../output/render.js';
 import { sanitize } from '../output/sanitize.js';
 import { askForInput } from '../prompts/input-prompts.js';
 import { describeIdentity, identityOf, type ServerEntry } from '../servers/server-entry.js';
 import { checkResponse, planAnswers, type AnswerPlan } from '../tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
-import type { Vault } from '../vault/vault.js';
-import type { TaskTarget } from './task-target.js';
+import type { TaskScope } from './with-task.js';
 
 export interface AnswerSource {
   /** Path of a JSON answers file, or - for stdin. */
@@ -25,14 +22,12 @@ export interface AnswerSource {
   again?: string[];
 }
 
-let stdinAnswers: Record<string, unknown> | undefined;
-
-export function readAnswers(path: string | undefined): Record<string, unknown> {
+/** The answers file (`-`: stdin, read once by the Context, so every reader sees the same text). */
+export function readAnswers(ctx: Pick<Context, 'stdin'>, path: string | undefined): Record<string, unknown> {
   if (path === undefined) return {};
-  if (path === '-' && stdinAnswers) return stdinAnswers;
   let text: string;
   try {
-    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+    text = path === '-' ? ctx.stdin.readAll() : readFileSync(path, 'utf8');
   } catch (err) {
     throw new CliError('invalid-input', `cannot read --answers ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
   }
@@ -45,7 +40,6 @@ export function readAnswers(path: string | undefined): Record<string, unknown> {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new CliError('invalid-input', `--answers ${path} must be a JSON object keyed by input request key`, 'e.g. {"confirm":{"action":"accept","content":{"confirm":true}}}');
   }
-  if (path === '-') stdinAnswers = parsed as Record<string, unknown>;
   return parsed as Record<string, unknown>;
 }
 
@@ -70,7 +64,7 @@ export async function collectResponses(
   answeredBefore: readonly string[],
   src: AnswerSource,
 ): Promise<AnswerPlan> {
-  const plan = planAnswers(pending, answeredBefore, readAnswers(src.answers), src.decline ?? [], src.cancel ?? []);
+  const plan = planAnswers(pending, answeredBefore, readAnswers(ctx, src.answers), src.decline ?? [], src.cancel ?? []);
   if (plan.errors.length) {
     throw new CliError('invalid-input', `nothing was sent: ${plan.errors.map((e) => sanitize(e, { singleLine: true, maxLength: 300 })).join('; ')}`, 'Fix the answers file (see `mcp-tasks get <ref>` for what each request asks) and run again.');
   }
@@ -87,7 +81,7 @@ export async function collectResponses(
       left.push(key);
       continue;
     }
-    const response = await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header }, key, request, roots);
+    const response = await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform }, key, request, roots);
     if (response === undefined) {
       left.push(key);
       continue;
@@ -101,7 +95,8 @@ export async function collectResponses(
 }
 
 /** Answer a task's pending input with tasks/update and record the answered keys in the vault. */
-export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
+export async function answerTaskRound(scope: TaskScope, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
+  const { ctx, session, target } = scope;
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
   const again = new Set(src.again ?? []);
   const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), src);
@@ -109,24 +104,39 @@ export async function answerTaskRound(ctx: Context, conn: Connection, vault: Vau
   for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice\n`);
   const keys = Object.keys(plan.send);
   if (keys.length === 0) return { ...plan, sent: [] };
-  await updateTask(conn, target.taskId, plan.send);
+  await session.updateTask(target.taskId, plan.send);
   const at = new Date(ctx.now()).toISOString();
-  const record = (r: typeof target.record) => {
+  scope.update((r) => {
     for (const k of keys) if (!r.inputKeysAnswered.includes(k)) r.inputKeysAnswered.push(k);
     r.updatedAt = at;
-  };
-  record(target.record);
-  if (target.persisted) vault.update(target.record.opId, record);
+  });
   if (!ctx.json) ctx.stderr.write(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}\n`);
   return { ...plan, sent: keys };
+}
+
+/** For watch and call: answer when we can (a terminal, or --answers), else stop with exit 5. */
+export function inputHandler(scope: TaskScope, src: AnswerSource) {
+  return (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> => {
+    // One person, one prompt at a time: several watched tasks asking at once take turns.
+    return scope.ctx.promptTurn(() => handle(s));
+  };
+  async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> {
+    // Without a person or a file, configured roots can still be sent; anything else stops with exit 5.
+    const round = await answerTaskRound(scope, s.inputRequests ?? {}, src);
+    if (round.sent.length > 0) return 'answered';
+    // Nothing new could be sent; keys answered before may still be listed while the server catches up.
+    return round.alreadyAnswered.length > 0 && round.unanswered.length === 0 ? 'answered' : 'stop';
+  }
 }
 
 /**
  * For watch and call, when the server still lists answered keys after the notice and another
  * equal period: a person is asked what to do; without one, the watch ends (exit 5).
  */
-export function relistedHandler(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, src: AnswerSource) {
-  return async (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'wait' | 'stop'> => {
+export function relistedHandler(scope: TaskScope, src: AnswerSource) {
+  return (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'wait' | 'stop'> => scope.ctx.promptTurn(() => handle(s));
+  async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'wait' | 'stop'> {
+    const { ctx } = scope;
     if (!ctx.interactive) return 'stop';
     const keys = Object.keys(s.inputRequests ?? {});
     const names = keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
@@ -136,26 +146,7 @@ export function relistedHandler(ctx: Context, conn: Connection, vault: Vault, ta
       { name: 'Stop watching (the task stays on the server)', value: 'stop' },
     ]);
     if (choice !== 'again') return choice;
-    const round = await answerTaskRound(ctx, conn, vault, target, s.inputRequests ?? {}, { ...src, again: keys });
+    const round = await answerTaskRound(scope, s.inputRequests ?? {}, { ...src, again: keys });
     return round.sent.length > 0 ? 'answered' : 'stop';
-  };
-}
-
-/** One person, one prompt at a time: several watched tasks asking at once take turns. */
-let promptQueue: Promise<unknown> = Promise.resolve();
-
-/** For watch and call: answer when we can (a terminal, or --answers), else stop with exit 5. */
-export function inputHandler(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, src: AnswerSource) {
-  return (s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> => {
-    const turn = promptQueue.then(() => handle(s));
-    promptQueue = turn.catch(() => undefined);
-    return turn;
-  };
-  async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> {
-    // Without a person or a file, configured roots can still be sent; anything else stops with exit 5.
-    const round = await answerTaskRound(ctx, conn, vault, target, s.inputRequests ?? {}, src);
-    if (round.sent.length > 0) return 'answered';
-    // Nothing new could be sent; keys answered before may still be listed while the server catches up.
-    return round.alreadyAnswered.length > 0 && round.unanswered.length === 0 ? 'answered' : 'stop';
   }
 }

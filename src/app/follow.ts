@@ -1,17 +1,11 @@
 // Following a task to its end for `call`, `watch` and `cancel --wait`: pollUntil with the
 // vault kept current (every change, and the terminal result before the command exits).
-import type { Context } from '../context.js';
-import type { Connection } from '../connection/connect.js';
-import { getTask } from '../protocol/task-wire.js';
 import { startProgress } from '../output/progress.js';
 import { jsonLine, taskJson } from '../output/render.js';
 import { pollUntil, type RetryPolicy } from '../tasks/poll.js';
-import type { WatchEnd } from '../tasks/outcome.js';
-import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
-import type { Vault } from '../vault/vault.js';
-import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
-import type { TaskTarget } from './task-target.js';
-import { refFor } from './report.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { TaskEnd, TaskScope } from './with-task.js';
+import { refFor } from '../output/present.js';
 import { sanitize } from '../output/sanitize.js';
 
 export interface FollowOptions {
@@ -26,28 +20,6 @@ export interface FollowOptions {
   retry?: RetryPolicy;
   onInputRequired?: (s: TaskSnapshot) => Promise<'answered' | 'stop'>;
   onInputRelisted?: (s: TaskSnapshot) => Promise<'answered' | 'wait' | 'stop'>;
-}
-
-/** Record a snapshot in the vault (only for vaulted targets). */
-export function persistSnapshot(ctx: Context, vault: Vault, target: TaskTarget, s: TaskSnapshot): void {
-  ctx.redact(s.taskId);
-  const at = new Date(ctx.now()).toISOString();
-  const prev = target.record.last;
-  const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
-  applySnapshot(target.record, s, at);
-  // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
-  if (target.persisted && !unchanged) vault.update(target.record.opId, (rec) => applySnapshot(rec, s, at));
-}
-
-export function markLost(ctx: Context, vault: Vault, target: TaskTarget, reason: string): void {
-  const at = new Date(ctx.now()).toISOString();
-  const mark = (rec: VaultRecord) => {
-    rec.phase = 'lost';
-    rec.reason = reason;
-    rec.updatedAt = at;
-  };
-  mark(target.record);
-  if (target.persisted) vault.update(target.record.opId, mark);
 }
 
 /**
@@ -69,7 +41,8 @@ export function stuckPeriodFrom(env: NodeJS.ProcessEnv): number | undefined {
   return m ? Math.max(Number(m[1]), 1) : undefined;
 }
 
-export async function followTask(ctx: Context, conn: Connection, vault: Vault, target: TaskTarget, opts: FollowOptions = {}): Promise<WatchEnd> {
+export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Promise<TaskEnd> {
+  const { ctx, session, target } = scope;
   const label = `${target.record.operation.name} on ${target.record.server.name}`;
   const retry = opts.retry ?? retryPolicyFrom(ctx.env);
   const stuckAfterMs = stuckPeriodFrom(ctx.env);
@@ -77,7 +50,7 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
   try {
     const end = await pollUntil({
       taskId: target.taskId,
-      get: (id) => getTask(conn, id, { signal: ctx.interrupt }),
+      get: (id) => session.getTask(id, { signal: ctx.interrupt }),
       now: ctx.now,
       sleep: ctx.sleep,
       signal: ctx.interrupt,
@@ -88,7 +61,7 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
       onSnapshot: (s, changed) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
-        if (changed || terminal) persistSnapshot(ctx, vault, target, s);
+        if (changed || terminal) scope.observe(s);
         // The first state observed is always streamed, so a watch never ends with nothing on stdout.
         if (ctx.json && opts.streamJson && (changed || terminal || !opts.streamed?.last)) {
           ctx.stdout.write(jsonLine(taskJson(target.record, s)));
@@ -125,8 +98,7 @@ export async function followTask(ctx: Context, conn: Connection, vault: Vault, t
           }
         : {}),
     });
-    if (end.kind === 'lost') markLost(ctx, vault, target, end.reason);
-    return end;
+    return end.kind === 'lost' ? scope.unknown(end.reason) : end;
   } finally {
     progress.stop();
   }

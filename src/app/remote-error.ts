@@ -1,16 +1,20 @@
 // Typed remote failures → one message and the safe next step, with the contract's exit code.
 import { CliError, ExitCode } from '../errors.js';
-import { ErrorCode } from '../protocol/constants.js';
+import { ErrorCode, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
 import { sanitize } from '../output/sanitize.js';
 import { PromptAbortedError } from '../prompts/prompter.js';
 import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
+import { UnsupportedGenerationError } from '../session/task-session.js';
 
 export function toCliError(err: unknown, server?: string): CliError | undefined {
   const on = server ? ` (server "${server}")` : '';
   if (err instanceof CliError) return err;
   if (err instanceof PromptAbortedError) {
     return new CliError('interrupted', 'interrupted at a prompt; nothing more was sent', 'Run the command again when you are ready (`mcp-tasks answer <ref>` for a waiting task); handles are kept.');
+  }
+  if (err instanceof UnsupportedGenerationError) {
+    return new CliError('protocol', err.message, `Upgrade the server to ${MODERN_PROTOCOL_VERSION}, or use a client that speaks the 2025-11-25 tasks API for it.`);
   }
   if (err instanceof AuthRefusedError) {
     return new CliError('auth', `${err.message}${on}`, 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.');
@@ -63,4 +67,13 @@ function missingCapabilityError(err: RpcResponseError, on: string, server?: stri
     return new CliError('protocol', `the server says the client capability ${what} is missing${on}, but mcp-tasks declares it in every request`, `Nothing was run. The server does not read the request's clientCapabilities; report it to its operator (${check}).`, ExitCode.Unreachable);
   }
   return new CliError('protocol', `the server requires the client capability ${what}${on}, which mcp-tasks does not implement`, err.method === 'tools/call' ? `Nothing was run. This tool cannot be used from mcp-tasks; ${check} lists the server's tools.` : `Nothing was changed. mcp-tasks cannot serve what the server asks for here; ${check} shows what it advertises.`, ExitCode.Unreachable);
+}
+
+/** Run `fn`; a remote failure is reported naming the server it came from. */
+export async function withServerName<T>(server: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toCliError(err, server) ?? err;
+  }
 }

@@ -3,16 +3,14 @@
 // `recover --resubmit`. The record is in the vault (phase submitting) before this is called.
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
-import type { Connection } from '../connection/connect.js';
 import type { ServerEntry } from '../servers/server-entry.js';
-import { callTool, type ToolCallOutcome } from '../protocol/task-wire.js';
-import { TransportError } from '../protocol/remote-errors.js';
-import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, shortTaskId, taskJson } from '../output/render.js';
+import { mayHaveArrived, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Vault } from '../vault/vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
-import { followTask, persistSnapshot } from './follow.js';
-import { refFor, reportEnd } from './report.js';
+import { followTask } from './follow.js';
+import { taskScope } from './with-task.js';
+import { report, type InDoubt, type Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 import type { TaskTarget } from './task-target.js';
 import { askerHeader, collectResponses, inputHandler, relistedHandler, type AnswerSource } from './answering.js';
@@ -27,7 +25,7 @@ export interface SubmitOptions extends AnswerSource {
 /** A server may ask for input several times before it creates a task; we stop after this many. */
 const MAX_INPUT_ROUNDS = 8;
 
-export async function submitOperation(ctx: Context, conn: Connection, vault: Vault, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<number> {
+export async function submitOperation(ctx: Context, session: TaskSession, vault: Vault, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<Outcome> {
   const server = entry.name;
   const tool = record.operation.name;
   const args = record.operation.arguments;
@@ -39,8 +37,7 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
   let retry: { inputResponses?: Record<string, unknown>; requestState?: string } | undefined;
   for (let round = 0; ; round++) {
     try {
-      outcome = await callTool(
-        conn,
+      outcome = await session.callTool(
         { name: tool, arguments: args, ...(idemKey ? { meta: { [idemKey]: opId } } : {}), ...(retry ?? {}) },
         { signal: ctx.interrupt, timeoutMs: 60_000 },
       );
@@ -70,22 +67,13 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
   }
 
   if (outcome.kind === 'complete') {
+    const result = outcome.result;
     vault.update(opId, (r) => {
       r.phase = 'terminal';
-      r.result = outcome.result;
+      r.result = result;
       r.updatedAt = now();
     });
-    const isError = outcome.result.isError === true;
-    if (ctx.json) {
-      // No task: the contract's shape with taskId null, so scripts read every result alike.
-      ctx.stdout.write(jsonLine({ ...taskJson(record), status: 'completed', result: outcome.result }));
-    } else {
-      const st = makeStyle(ctx.color);
-      ctx.stdout.write(`${st.c.bold(tool)} on ${st.c.bold(server)}: ${isError ? st.c.yellow('tool error') : st.c.green('completed')} ${st.c.gray('(answered directly, no task)')}\n`);
-      const body = renderCallToolResult(outcome.result, st);
-      if (body) ctx.stdout.write(`\n${body}\n`);
-    }
-    return isError ? ExitCode.ToolError : ExitCode.Ok;
+    return { kind: 'direct-result', record, server, result };
   }
 
   if (outcome.kind === 'input_required') {
@@ -94,48 +82,29 @@ export async function submitOperation(ctx: Context, conn: Connection, vault: Vau
     if (Object.keys(outcome.inputRequests).length === 0) {
       throw new CliError('protocol', `${tool} on server "${server}" still answers with requestState only (nothing to answer) after ${MAX_INPUT_ROUNDS + 1} tries; nothing was started`, `The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.`, ExitCode.Unreachable);
     }
-    const st = makeStyle(ctx.color);
-    if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(record), status: 'input_required', inputRequests: outcome.inputRequests }));
-    else {
-      ctx.stderr.write(`${tool} on ${server} needs input before it starts:\n`);
-      ctx.stderr.write(renderInputRequests(outcome.inputRequests, st));
-    }
-    ctx.stderr.write(`next: run it in a terminal to answer interactively, or pass --answers <file> with a response for each key; nothing was started.\n`);
-    return ExitCode.NeedsInput;
+    return { kind: 'input-before-task', record, server, inputRequests: outcome.inputRequests };
   }
 
   const task = outcome.task;
   const target: TaskTarget = { record, persisted: true, entry, taskId: task.taskId };
+  const scope = taskScope(ctx, session, vault, target);
   // The handle is on disk before anything is printed.
-  persistSnapshot(ctx, vault, target, task);
+  scope.observe(task);
+  if (opts.detach) return { kind: 'detached', target, snapshot: task };
 
-  if (opts.detach) {
-    const ref = refFor(target);
-    if (ctx.json) ctx.stdout.write(jsonLine(taskJson(target.record, task)));
-    else {
-      const st = makeStyle(ctx.color);
-      ctx.stdout.write(`${st.c.bold(tool)} on ${st.c.bold(server)}: task started (${task.status})\n`);
-      ctx.stdout.write(`  task ${shortTaskId(task.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
-      ctx.stdout.write(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
-      if (task.status === 'input_required') ctx.stdout.write(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
-    }
-    return ExitCode.Ok;
-  }
-
-  const end = await followTask(ctx, conn, vault, target, {
+  const end = await followTask(scope, {
     initial: task,
     ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-    onInputRequired: inputHandler(ctx, conn, vault, target, opts),
-    onInputRelisted: relistedHandler(ctx, conn, vault, target, opts),
+    onInputRequired: inputHandler(scope, opts),
+    onInputRelisted: relistedHandler(scope, opts),
   });
-  return reportEnd(ctx, target, end);
+  return report(target, end);
 }
 
 /** No handle came back. If the request may have reached the server, the outcome is in doubt. */
-function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string, resubmission: boolean): number {
+function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string, resubmission: boolean): InDoubt {
   const at = new Date(ctx.now()).toISOString();
-  const mayHaveArrived = err instanceof TransportError ? err.requestMayHaveArrived : false;
-  if (!mayHaveArrived) {
+  if (!mayHaveArrived(err)) {
     if (resubmission) {
       // This attempt never arrived, but the first one still may have: the doubt stays on record.
       vault.update(record.opId, (r) => {
@@ -156,12 +125,5 @@ function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: 
     r.updatedAt = at;
   });
   const next = `Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
-  if (ctx.json) {
-    ctx.stdout.write(jsonLine({ error: { kind: 'in-doubt', message: reason, next }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments } }));
-  } else {
-    ctx.stderr.write(`mcp-tasks: ${record.operation.name} on ${server} is in doubt: ${reason}.\n`);
-    ctx.stderr.write(`  The work may or may not have started. Do not simply run the same call again.\n  next: ${next}\n`);
-  }
-  return ExitCode.InDoubt;
+  return { kind: 'in-doubt', record, server, reason, next };
 }
-

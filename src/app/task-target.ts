@@ -1,7 +1,6 @@
 // Resolving what a command acts on: a vault record (by ref) or an ad-hoc taskId on a named
 // server, and the server entry it must be sent to. A vaulted handle is only ever sent to the
 // server identity it was created on.
-import { readFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
@@ -65,9 +64,9 @@ export function newRecord(entry: ServerEntry, home: string, operation: VaultReco
 }
 
 /** `-` reads the taskId from stdin, so a full bearer handle never has to appear in argv. */
-function readRef(ref: string): string {
+function readRef(ctx: Context, ref: string): string {
   if (ref !== '-') return ref;
-  const text = readFileSync(0, 'utf8').trim();
+  const text = ctx.stdin.readAll().trim();
   if (!text) throw new CliError('invalid-input', 'no taskId on stdin', 'Pipe the taskId in, e.g. `printf %s "$TASK" | mcp-tasks get - --server NAME`.');
   return text;
 }
@@ -75,7 +74,7 @@ function readRef(ref: string): string {
 export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions): Promise<{ vault: Vault; target: TaskTarget }> {
   const vault = openVault(ctx);
   const servers = new ServerStore(ctx.home);
-  const ref = readRef(rawRef);
+  const ref = readRef(ctx, rawRef);
   ctx.redact(ref);
   const rec = vault.resolve(ref);
   if (rec) {
@@ -101,10 +100,11 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
         if (!ok) throw new CliError('invalid-input', 'rebind declined; the handle was not sent', 'Restore the server entry to reach the original server.');
       }
       // The handle now belongs to the new identity: record it so the move is explicit and one-time.
-      vault.update(rec.opId, (r) => {
+      // One update path: the vault's re-read record is the one we go on with.
+      const rebound = vault.update(rec.opId, (r) => {
         r.server.identity = now;
       });
-      rec.server.identity = now;
+      Object.assign(rec, rebound ? structuredClone(rebound) : { server: { ...rec.server, identity: now } });
     }
     ctx.redact(rec.taskId);
     return { vault, target: { record: rec, persisted: true, entry, taskId: rec.taskId } };
@@ -114,7 +114,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   }
   const entry = servers.get(opts.server);
   const now = new Date(ctx.now()).toISOString();
-  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: UNKNOWN_OPERATION, arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${Date.now().toString(36)}`, now, ctx.env);
+  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: UNKNOWN_OPERATION, arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${ctx.now().toString(36)}`, now, ctx.env);
   record.taskId = ref;
   record.phase = 'active';
   if (opts.save) vault.put(record);

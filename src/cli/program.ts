@@ -2,6 +2,7 @@
 // modules behind dynamic imports means `--help` and fast paths never load the SDK.
 import { Command, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
+import { answerOptions, callOptions, cancelOptions, getOptions, watchOptions, type AnswerOptions, type CallOptions, type CancelOptions, type GetOptions, type WatchOptions } from './task-options.js';
 
 export type ContextFactory = (globals: GlobalOptions) => Context;
 /** What an action resolves to: the process exit code. */
@@ -17,7 +18,26 @@ export interface ProgramOutput {
   outputError?(s: string, write: (s: string) => void): void;
 }
 
-export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void, output: ProgramOutput): Command {
+/** The run functions of the task commands, injectable so flag parsing is tested without running anything. */
+export interface Runners {
+  get(ref: string, opts: GetOptions, ctx: Context): RunResult;
+  watch(refs: string[], opts: WatchOptions, ctx: Context): RunResult;
+  answer(ref: string, opts: AnswerOptions, ctx: Context): RunResult;
+  cancel(ref: string, opts: CancelOptions, ctx: Context): RunResult;
+  call(server: string, tool: string, pairs: string[], opts: CallOptions, ctx: Context): RunResult;
+}
+
+// Loaded on first use only: --help never imports a command module.
+const lazyRunners: Runners = {
+  get: async (...a) => (await import('./commands/get.js')).runGet(...a),
+  watch: async (...a) => (await import('./commands/watch.js')).runWatch(...a),
+  answer: async (...a) => (await import('./commands/answer.js')).runAnswer(...a),
+  cancel: async (...a) => (await import('./commands/cancel.js')).runCancel(...a),
+  call: async (...a) => (await import('./commands/call.js')).runCall(...a),
+};
+
+export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void, output: ProgramOutput, injected: Partial<Runners> = {}): Command {
+  const run: Runners = { ...lazyRunners, ...injected };
   const program = new Command('mcp-tasks');
   // Set before any subcommand exists: subcommands inherit them, so no path calls process.exit.
   program.exitOverride();
@@ -134,8 +154,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .addOption(new Option('--label <k=v>', 'label the task (repeatable); a label value works as a ref').argParser(collect))
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
     .action(async (server: string, tool: string, args: string[], opts, cmd: Command) => {
-      const { runCall } = await import('./commands/call.js');
-      done(await runCall(server, tool, args, opts, ctxOf(cmd)));
+      const ctx = ctxOf(cmd);
+      done(await run.call(server, tool, args, callOptions(opts), ctx));
     });
 
   /** --server / --save / --rebind: shared by every command that acts on one task. */
@@ -150,8 +170,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .description('one tasks/get: print the state, and the result or error when terminal')
     .addHelpText('after', refHelp)
     .action(async (ref: string, opts, cmd: Command) => {
-      const { runGet } = await import('./commands/get.js');
-      done(await runGet(ref, opts, ctxOf(cmd)));
+      const ctx = ctxOf(cmd);
+      done(await run.get(ref, getOptions(opts), ctx));
     });
   withTargetOptions(program.command('watch [ref...]'))
     .description("poll at the server's pollIntervalMs until terminal")
@@ -160,8 +180,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
     .action(async (refs: string[], opts, cmd: Command) => {
-      const { runWatch } = await import('./commands/watch.js');
-      done(await runWatch(refs, opts, ctxOf(cmd)));
+      const ctx = ctxOf(cmd);
+      done(await run.watch(refs, watchOptions(opts), ctx));
     });
   withTargetOptions(program.command('answer <ref>'))
     .description('answer inputRequests with tasks/update; interactive forms in a terminal')
@@ -171,8 +191,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .addOption(new Option('--cancel <key>', 'cancel this elicitation (repeatable)').argParser(collect))
     .addOption(new Option('--again <key>', 'send a new answer to a key answered before, on purpose (repeatable)').argParser(collect))
     .action(async (ref: string, opts, cmd: Command) => {
-      const { runAnswer } = await import('./commands/answer.js');
-      done(await runAnswer(ref, opts, ctxOf(cmd)));
+      const ctx = ctxOf(cmd);
+      done(await run.answer(ref, answerOptions(opts), ctx));
     });
   withTargetOptions(program.command('cancel <ref>'))
     .description('request cancellation (tasks/cancel); --wait reports the state actually reached')
@@ -181,8 +201,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--timeout <duration>', 'with --wait: stop after this long (exit 124)')
     .option('--force', 'send tasks/cancel even when the vault holds the task as finished')
     .action(async (ref: string, opts, cmd: Command) => {
-      const { runCancel } = await import('./commands/cancel.js');
-      done(await runCancel(ref, opts, ctxOf(cmd)));
+      const ctx = ctxOf(cmd);
+      done(await run.cancel(ref, cancelOptions(opts), ctx));
     });
 
   program

@@ -25,8 +25,8 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
   const started = ctx.now();
   // A spinner line must fit the terminal (a wrapped line cannot be redrawn in place); log lines
   // in CI get a fixed, generous cap instead.
-  const spinning = !ctx.json && ctx.stderr.isTTY && !opts.multi && !ctx.env.CI;
-  const room = spinning ? Math.max(20, (process.stderr.columns || 80) - label.length - 40) : 300;
+  const spinning = !ctx.json && ctx.terminal.isTTY && !opts.multi && !ctx.env.CI;
+  const room = spinning ? Math.max(20, ctx.terminal.columns() - label.length - 40) : 300;
   const describe = (s: TaskSnapshot) => {
     const head = `${label}: ${statusWord(s.status, st, s.result?.isError === true)}`;
     if (!s.statusMessage) return head;
@@ -56,7 +56,7 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
   }
 
   const { default: ora } = await import('ora');
-  const spinner = ora({ stream: process.stderr, color: ctx.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start(`${label}: asking the server`);
+  const spinner = ora({ stream: ctx.terminal.stream, color: ctx.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start(`${label}: asking the server`);
   let text = `${label}: waiting`;
   let extra = '';
   const paint = () => {

@@ -14,6 +14,8 @@ export interface AskContext {
   write: (text: string) => void;
   /** "server demo (built-in demo server) · task confirm_delete 7Hc2x9QkLm" */
   header: string;
+  /** Picks the opener for a URL the person chose to open. */
+  platform: NodeJS.Platform;
 }
 
 type Field = Parameters<typeof checkField>[1] & { title?: string; description?: string; default?: unknown; oneOf?: Array<{ const?: unknown; title?: string }>; anyOf?: Array<{ const?: unknown; title?: string }>; enumNames?: string[] };
@@ -96,9 +98,9 @@ async function askForm(ask: AskContext, params: Record<string, unknown>): Promis
 }
 
 /** Open a URL in the person's browser, only on their explicit choice; never through a shell. */
-function openInBrowser(url: string): Promise<boolean> {
+function openInBrowser(url: string, platform: NodeJS.Platform): Promise<boolean> {
   const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
+    platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
   return new Promise((resolve) => {
     import('node:child_process').then(({ spawn }) => {
       const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
@@ -136,7 +138,7 @@ async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise
     ]);
     if (action !== 'open') return { action };
     offerOpen = false;
-    const opened = await openInBrowser(raw);
+    const opened = await openInBrowser(raw, ask.platform);
     ask.write(opened ? `  opened ${clean(origin, 200)} in your browser; finish there, then answer here.\n` : `  could not start a browser here: copy the URL above instead.\n`);
   }
 }

@@ -23,10 +23,10 @@ export class PromptAbortedError extends Error {
   }
 }
 
-export function inquirerPrompter(): Prompter {
+export function inquirerPrompter(output: NodeJS.WritableStream): Prompter {
   const load = () => import('@inquirer/prompts');
   // Prompts belong to the person, on stderr: stdout stays clean for `--json | jq` even in a terminal.
-  const context = { output: process.stderr };
+  const context = { output };
   const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();

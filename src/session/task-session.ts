@@ -1,9 +1,16 @@
 // The task-session seam: what a command does with a task on a server, whichever protocol
 // generation and transport carry it. Commands and app/ use this; only session/ implementations
 // (one per generation) touch protocol/ and connection/.
-import type { ToolInfo } from '../connection/connect.js';
+import type { RefusedTool, ToolInfo } from '../connection/connect.js';
 import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
+import { RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import { MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+
+export type { ToolInfo, CallToolParams, ToolCallOutcome };
+export type { CallToolResult } from '../protocol/task-wire.js';
+/** Status vocabulary shared by both generations. */
+export { isTerminalStatus, type TaskStatus } from '../protocol/constants.js';
 
 /** The two task generations: the io.modelcontextprotocol/tasks extension, and core's experimental tasks. */
 export type TaskGeneration = '2026-07-28' | '2025-11-25';
@@ -32,11 +39,14 @@ export interface TaskSession {
   readonly generation: TaskGeneration;
   readonly serverName: string;
   readonly protocolVersion: string;
+  readonly serverInfo?: { name: string; version: string };
   /** Whether the server advertises tasks for tools/call on this generation. */
   readonly tasksAdvertised: boolean;
   /** Undefined when nothing needs keeping (2026-07-28 has no session). */
   resumeState(): SessionResume | undefined;
   listTools(): Promise<ToolInfo[]>;
+  /** Tools left out of listTools() because their declarations break a rule (x-mcp-header), with the reason. */
+  refusedTools(): RefusedTool[];
   /** tools/call, asking for a task where the generation and tool allow it. */
   callTool(params: CallToolParams, opts?: RequestOptions): Promise<ToolCallOutcome>;
   /** One observation; on 2025-11-25 a terminal task also carries its result (tasks/result), fetched before returning. */
@@ -49,3 +59,25 @@ export interface TaskSession {
   listTasks?(cursor?: string, opts?: RequestOptions): Promise<RemoteTaskPage>;
   close(): Promise<void>;
 }
+
+/**
+ * Every generation reports failures with the typed errors of protocol/remote-errors.ts; these
+ * predicates let app/ and commands decide on them without reaching into the wire layer.
+ */
+export const isUnknownTaskError = (err: unknown): boolean => err instanceof RpcResponseError && err.isUnknownTask;
+
+/** A failed request that may still have reached the server (so its effect is in doubt). */
+export const mayHaveArrived = (err: unknown): boolean => (err instanceof TransportError ? err.requestMayHaveArrived : false);
+
+/** No TaskSession exists (yet) for the generation this server speaks. */
+export class UnsupportedGenerationError extends Error {
+  constructor(
+    readonly serverName: string,
+    readonly protocolVersion: string,
+    readonly generation: TaskGeneration,
+  ) {
+    super(`server "${serverName}" speaks only ${protocolVersion}, the experimental tasks generation; mcp-tasks follows the ${MODERN_PROTOCOL_VERSION} tasks extension`);
+    this.name = 'UnsupportedGenerationError';
+  }
+}
+

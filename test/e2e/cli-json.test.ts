@@ -240,14 +240,7 @@ describe('--json output', { concurrency: 4 }, () => {
     );
   });
 
-  test('errors from argument parsing are JSON too', async () => {
-    const h = newHome();
-    for (const args of [['--json', 'call', 'demo'], ['--json', 'no-such-command'], ['--json', 'call', 'demo', 'slow_compute', '--no-such-flag']]) {
-      const r = await h.run(args);
-      assert.equal(r.code, 1, r.stderr);
-      assertErrorDoc(r.stdout, 'usage');
-    }
-  });
+  // 'errors from argument parsing are JSON too' runs in process: test/in-process/cli-in-process.test.ts.
 
   test('-v changes stderr only, and never prints the task id', async () => {
     const h = newHome();

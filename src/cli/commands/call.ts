@@ -5,41 +5,32 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { ServerStore } from '../../servers/server-store.js';
-import { openConnection, withServerName } from '../../app/server-connection.js';
-import { refusedToolError } from '../../connection/connect.js';
+import { withServerName } from '../../app/remote-error.js';
+import { openSession, refusedToolError } from '../../session/open-session.js';
 import { newRecord, openVault } from '../../app/task-target.js';
 import { submitOperation } from '../../app/submit.js';
 import { readAnswers } from '../../app/answering.js';
+import { finish } from '../finish.js';
 import { buildArguments, validateArguments } from '../tool-args.js';
-import { parseDuration, parseLabels } from '../duration.js';
+import type { CallOptions } from '../task-options.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
 
-export interface CallOptions {
-  argsJson?: string;
-  argsFile?: string;
-  detach?: boolean;
-  timeout?: string;
-  label?: string[];
-  answers?: string;
-}
-
 export async function runCall(server: string, tool: string, pairs: string[], opts: CallOptions, ctx: Context): Promise<number> {
-  const timeoutMs = opts.timeout !== undefined ? parseDuration(opts.timeout) : undefined;
-  const labels = parseLabels(opts.label);
+  const { timeoutMs, labels } = opts;
   // A broken answers file must stop us before any work is submitted, not halfway through.
-  readAnswers(opts.answers);
+  readAnswers(ctx, opts.answers);
   const entry = new ServerStore(ctx.home).get(server);
   const vault = openVault(ctx);
   // Read the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
   vault.list();
 
-  const conn = await openConnection(ctx, entry);
+  const session = await withServerName(server, () => openSession(ctx, entry));
   try {
     return await withServerName(server, async () => {
-      const tools = await conn.listTools();
+      const tools = await session.listTools();
       const info = tools.find((t) => t.name === tool);
       if (!info) {
-        const refused = conn.refusedTools().find((r) => r.name === tool);
+        const refused = session.refusedTools().find((r) => r.name === tool);
         if (refused) throw refusedToolError(server, refused);
         const names = tools.map((t) => t.name).slice(0, 15).join(', ');
         throw new CliError('not-found', `server "${server}" has no tool "${tool}"`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
@@ -70,13 +61,13 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
         now(),
         ctx.env,
       );
-      if (conn.protocolVersion) record.server.protocolVersion = conn.protocolVersion;
-      if (conn.serverInfo) record.server.serverInfo = conn.serverInfo;
+      if (session.protocolVersion) record.server.protocolVersion = session.protocolVersion;
+      if (session.serverInfo) record.server.serverInfo = session.serverInfo;
       // The intent is on disk before the request leaves: a crash from here on is recoverable.
       vault.put(record);
-      return await submitOperation(ctx, conn, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) });
+      return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }));
     });
   } finally {
-    await conn.close();
+    await session.close();
   }
 }

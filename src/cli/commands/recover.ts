@@ -6,8 +6,9 @@ import { safeJson } from '../../output/sanitize.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
-import { openConnection } from '../../app/server-connection.js';
+import { openSessionFor } from '../../app/with-task.js';
 import { submitOperation } from '../../app/submit.js';
+import { finish } from '../finish.js';
 import { jsonLine, makeStyle } from '../../output/render.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
@@ -107,7 +108,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
   if (!sameIdentity(identityOf(entry, ctx.home), rec.server.identity)) {
     throw new CliError('invalid-input', `server "${rec.server.name}" now points at ${describeIdentity(identityOf(entry, ctx.home))}, not ${describeIdentity(rec.server.identity)} where this operation was sent`, 'Restore the server entry before resubmitting.');
   }
-  const conn = await openConnection(ctx, entry, { record: rec });
+  const session = await openSessionFor(ctx, { record: rec, entry, persisted: true, taskId: '' });
   try {
     const at = new Date(ctx.now()).toISOString();
     const updated = vault.update(rec.opId, (r) => {
@@ -116,8 +117,8 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
       delete r.reason;
     })!;
     if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
-    return await submitOperation(ctx, conn, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}), resubmission: true });
+    return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}), resubmission: true }));
   } finally {
-    await conn.close();
+    await session.close();
   }
 }

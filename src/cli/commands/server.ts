@@ -6,8 +6,8 @@ import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
 import { safeJson, sanitize } from '../../output/sanitize.js';
 import { SECRET_HEADER, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
 import { ServerStore, validateServerName } from '../../servers/server-store.js';
-import { openConnection } from '../../app/server-connection.js';
-import { TASKS_EXTENSION_ID } from '../../protocol/constants.js';
+import { withServerName } from '../../app/remote-error.js';
+import { probeServer, TASKS_EXTENSION_ID } from '../../session/open-session.js';
 
 export interface ServerAddOptions {
   url?: string;
@@ -244,7 +244,7 @@ const envNameFor = (server: string, header: string) => `${server}_${header}`.toU
 
 export async function runServerCheck(name: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(name);
-  const conn = await openConnection(ctx, entry, { requireModern: false, fresh: true });
+  const conn = await withServerName(name, () => probeServer(ctx, entry, { fresh: true }));
   try {
     const tools = await conn.listTools();
     const report = {

@@ -3,11 +3,12 @@ import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
 import { ServerStore } from '../../servers/server-store.js';
-import { openConnection, withServerName } from '../../app/server-connection.js';
+import { withServerName } from '../../app/remote-error.js';
+import { probeServer } from '../../session/open-session.js';
 
 export async function runTools(server: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(server);
-  const conn = await openConnection(ctx, entry, { requireModern: false });
+  const conn = await withServerName(server, () => probeServer(ctx, entry));
   try {
     return await withServerName(server, async () => {
       const tools = await conn.listTools();

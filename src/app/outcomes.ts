@@ -1,0 +1,99 @@
+// What use cases return: typed outcomes, decided apart from printing. The presenter
+// (output/present.ts) renders them; exitCodeOf (app/exit-code.ts) turns them into exit codes.
+import type { CliError } from '../errors.js';
+import type { CallToolResult } from '../session/task-session.js';
+import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { VaultRecord } from '../vault/vault-record.js';
+import type { TaskTarget } from './task-target.js';
+import type { TaskEnd } from './with-task.js';
+
+/** One observation that is not the end of a watch (get, answer): the state, and what is still pending. */
+export interface Observed {
+  kind: 'observed';
+  snapshot: TaskSnapshot;
+  /** answer: keys the server still waits for that nobody answered (exit 5 while not terminal). */
+  stillPending?: string[];
+}
+
+/** A task-bearing command's last word: what was observed about which record, and remarks for stderr. */
+export interface TaskReport {
+  kind: 'task';
+  target: TaskTarget;
+  end: TaskEnd | Observed;
+  /** Lines for stderr that belong to the verdict (e.g. "nothing to answer"); printed after the state. */
+  notes: string[];
+  /** watch --json: the final state is already the last streamed line. */
+  statePrinted?: boolean;
+  /** Fields added to the JSON document (answer: answered / stale / alreadyAnswered). */
+  jsonExtra?: Record<string, unknown>;
+}
+
+/** cancel without --wait: the server acknowledged the request, which is not a cancellation. */
+export interface CancelRequested {
+  kind: 'cancel-requested';
+  target: TaskTarget;
+}
+
+/** cancel of a task the vault holds as finished: nothing was sent (the spec makes it a no-op). */
+export interface CancelNotSent {
+  kind: 'cancel-not-sent';
+  target: TaskTarget;
+  /** The terminal state stored in the vault, with its result or error. */
+  snapshot: TaskSnapshot;
+}
+
+/** One of several watched tasks failed (unreachable server, refused auth, …): the others go on. */
+export interface TaskFailure {
+  kind: 'task-failure';
+  target: TaskTarget;
+  error: CliError;
+}
+
+/** Several tasks at once (`watch a b c`), in argument order. */
+export interface ManyReports {
+  kind: 'many';
+  reports: Array<TaskReport | TaskFailure>;
+}
+
+/** tools/call answered at once, without a task. */
+export interface DirectResult {
+  kind: 'direct-result';
+  record: VaultRecord;
+  server: string;
+  result: CallToolResult;
+}
+
+/** The server asked for input before creating any task, and none could be given: nothing started. */
+export interface InputBeforeTask {
+  kind: 'input-before-task';
+  record: VaultRecord;
+  server: string;
+  inputRequests: Record<string, InputRequestSnapshot>;
+}
+
+/** call --detach: the handle is in the vault. */
+export interface Detached {
+  kind: 'detached';
+  target: TaskTarget;
+  snapshot: TaskSnapshot;
+}
+
+/** The request went out, no handle came back: the work may or may not exist. */
+export interface InDoubt {
+  kind: 'in-doubt';
+  record: VaultRecord;
+  server: string;
+  reason: string;
+  next: string;
+}
+
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt;
+
+export const report = (target: TaskTarget, end: TaskEnd | Observed, extra: Partial<Pick<TaskReport, 'notes' | 'statePrinted' | 'jsonExtra'>> = {}): TaskReport => ({
+  kind: 'task',
+  target,
+  end,
+  notes: extra.notes ?? [],
+  ...(extra.statePrinted ? { statePrinted: true } : {}),
+  ...(extra.jsonExtra ? { jsonExtra: extra.jsonExtra } : {}),
+});

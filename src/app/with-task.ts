@@ -1,0 +1,154 @@
+// withTask: the one skeleton every command acting on a task shares (compare mcpc's
+// withMcpClient): resolve the ref → open a TaskSession on the record's server → run → close.
+// It owns the two rules every command must apply alike: a task the server does not know is
+// lost, unless a terminal result is stored (that is never replaced by "lost"); and the
+// in-memory record and the vault record change through one path, so they never drift apart.
+import type { Context } from '../context.js';
+import { isTerminalStatus } from '../session/task-session.js';
+import { isUnknownTaskError, type TaskSession } from '../session/task-session.js';
+import { openSession } from '../session/open-session.js';
+import type { WatchEnd } from '../tasks/outcome.js';
+import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { Vault } from '../vault/vault.js';
+import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
+import { usageError } from '../errors.js';
+import { toCliError } from './remote-error.js';
+import { reconnectEnv, resolveTarget, type TargetOptions, type TaskTarget } from './task-target.js';
+import { report, type Outcome, type TaskFailure, type TaskReport } from './outcomes.js';
+
+export const UNKNOWN_TASK_REASON = 'the server no longer knows this task (unknown or expired taskId)';
+
+/** How a task-bearing command ended: what lifecycle logic saw, or the terminal state the vault holds. */
+export type TaskEnd = WatchEnd | { kind: 'stored-terminal'; snapshot: TaskSnapshot; storedAt: string };
+
+export interface TaskScope {
+  readonly ctx: Context;
+  readonly session: TaskSession;
+  readonly vault: Vault;
+  readonly target: TaskTarget;
+  /** The one record-update path: the vault's record (when persisted) and `target.record` stay equal. */
+  update(change: (rec: VaultRecord) => void): void;
+  /** Fold an observed snapshot into the record (a write only when something changed). */
+  observe(snapshot: TaskSnapshot): void;
+  /** The server does not know the task: lost, unless a terminal result is stored. */
+  unknown(reason?: string): TaskEnd;
+}
+
+/** The terminal state the vault holds for this record, with its result or error. */
+export function storedTerminal(rec: VaultRecord): TaskSnapshot | undefined {
+  if (rec.phase !== 'terminal' || !rec.last || !isTerminalStatus(rec.last.status)) return undefined;
+  return { ...rec.last, ...(rec.result ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) };
+}
+
+export function taskScope(ctx: Context, session: TaskSession, vault: Vault, target: TaskTarget): TaskScope {
+  const isoNow = () => new Date(ctx.now()).toISOString();
+  const update = (change: (rec: VaultRecord) => void, persist = target.persisted) => {
+    const stored = persist ? vault.update(target.record.opId, change) : undefined;
+    if (stored) {
+      // The vault re-read the record under its lock: that copy is the truth, memory follows it.
+      const fresh = structuredClone(stored);
+      for (const k of Object.keys(target.record) as Array<keyof VaultRecord>) delete target.record[k];
+      Object.assign(target.record, fresh);
+    } else change(target.record);
+  };
+  return {
+    ctx,
+    session,
+    vault,
+    target,
+    update: (change) => update(change),
+    observe(s) {
+      ctx.redact(s.taskId);
+      const at = isoNow();
+      const prev = target.record.last;
+      const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
+      // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
+      update((rec) => applySnapshot(rec, s, at), target.persisted && !unchanged);
+    },
+    unknown(reason = UNKNOWN_TASK_REASON) {
+      // The server forgot a task whose terminal result we already hold: that is not a loss.
+      const stored = storedTerminal(target.record);
+      if (stored) return { kind: 'stored-terminal', snapshot: stored, storedAt: target.record.updatedAt };
+      const at = isoNow();
+      update((rec) => {
+        rec.phase = 'lost';
+        rec.reason = reason;
+        rec.updatedAt = at;
+      });
+      return { kind: 'lost', reason, ...(target.record.last ? { snapshot: target.record.last } : {}) };
+    },
+  };
+}
+
+/** Run `fn` in the scope; an unknown task ends the report there, other remote failures name the server. */
+export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: TaskScope) => Promise<T>): Promise<T | TaskReport> {
+  try {
+    return await fn(scope);
+  } catch (err) {
+    if (isUnknownTaskError(err)) return report(scope.target, scope.unknown());
+    throw toCliError(err, scope.target.entry.name) ?? err;
+  }
+}
+
+/** Open a session for a resolved target; the failure names the server. */
+export async function openSessionFor(ctx: Context, target: TaskTarget): Promise<TaskSession> {
+  try {
+    return await openSession(ctx, target.entry, { env: reconnectEnv(target.record, ctx.env) });
+  } catch (err) {
+    throw toCliError(err, target.entry.name) ?? err;
+  }
+}
+
+/** resolve → connect → run → close, for one task. */
+export async function withTask<T extends Outcome>(ctx: Context, ref: string, opts: TargetOptions, fn: (scope: TaskScope) => Promise<T>): Promise<T | TaskReport> {
+  const { vault, target } = await resolveTarget(ctx, ref, opts);
+  const session = await openSessionFor(ctx, target);
+  const scope = taskScope(ctx, session, vault, target);
+  try {
+    return await inScope(scope, fn);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * The same for several tasks at once (`watch a b c`): each ref resolved before anything is sent,
+ * one session per server shared by the tasks that live there, every session closed at the end.
+ */
+export async function withTasks(ctx: Context, refs: string[], opts: TargetOptions, fn: (scope: TaskScope) => Promise<TaskReport>, onSettled: (r: TaskReport | TaskFailure) => void = () => {}): Promise<Array<TaskReport | TaskFailure>> {
+  const resolved = [];
+  for (const ref of refs) resolved.push(await resolveTarget(ctx, ref, opts));
+  const seen = new Set<string>();
+  for (const { target } of resolved) {
+    const key = `${target.entry.name}\0${target.taskId}`;
+    if (seen.has(key)) throw usageError(`the same task is named twice (${target.taskId.slice(0, 10)}…)`);
+    seen.add(key);
+  }
+  const sessions = new Map<string, Promise<TaskSession>>();
+  const sessionFor = (t: TaskTarget) => {
+    let s = sessions.get(t.entry.name);
+    if (!s) sessions.set(t.entry.name, (s = openSessionFor(ctx, t)));
+    return s;
+  };
+  try {
+    return await Promise.all(
+      resolved.map(async ({ vault, target }) => {
+        try {
+          const scope = taskScope(ctx, await sessionFor(target), vault, target);
+          const r = await inScope(scope, fn);
+          onSettled(r);
+          return r;
+        } catch (err) {
+          // One task's failure does not stop the others; alone, it is the command's failure.
+          const e = toCliError(err, target.entry.name);
+          if (!e || resolved.length === 1) throw e ?? err;
+          const failure: TaskFailure = { kind: 'task-failure', target, error: e };
+          onSettled(failure);
+          return failure;
+        }
+      }),
+    );
+  } finally {
+    for (const s of sessions.values()) await s.then((x) => x.close(), () => {});
+  }
+}

@@ -1,0 +1,54 @@
+// Flags → typed, validated options for the task commands (gh's XxxOptions): parsed here, before
+// any command module loads, so a bad flag fails fast and flag parsing is testable on its own
+// with an injected run function (see buildProgram's `runners`).
+import type { TargetOptions } from '../app/task-target.js';
+import { parseDuration, parseLabels } from './duration.js';
+
+export type GetOptions = TargetOptions;
+
+export interface WatchOptions extends TargetOptions {
+  timeoutMs?: number;
+  answers?: string;
+  active?: boolean;
+}
+
+export interface AnswerOptions extends TargetOptions {
+  answers?: string;
+  decline?: string[];
+  cancel?: string[];
+  /** Keys answered before that get a new answer on purpose. */
+  again?: string[];
+}
+
+export interface CancelOptions extends TargetOptions {
+  wait?: boolean;
+  timeoutMs?: number;
+  /** Send tasks/cancel even when the vault holds a terminal state. */
+  force?: boolean;
+}
+
+export interface CallOptions {
+  argsJson?: string;
+  argsFile?: string;
+  detach?: boolean;
+  timeoutMs?: number;
+  labels: Record<string, string>;
+  answers?: string;
+}
+
+type Flags = Record<string, unknown>;
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const strs = (v: unknown) => (Array.isArray(v) ? (v as string[]) : undefined);
+const pick = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false)) as T;
+
+const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server), save: f.save === true || undefined, rebind: f.rebind === true || undefined });
+const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(str(f.timeout)!) : undefined);
+
+export const getOptions = (f: Flags): GetOptions => targetOptions(f);
+export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), active: f.active === true || undefined });
+export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOptions(f), answers: str(f.answers), decline: strs(f.decline), cancel: strs(f.cancel), again: strs(f.again) });
+export const cancelOptions = (f: Flags): CancelOptions => pick({ ...targetOptions(f), wait: f.wait === true || undefined, timeoutMs: timeoutOf(f), force: f.force === true || undefined });
+export const callOptions = (f: Flags): CallOptions => {
+  const timeoutMs = timeoutOf(f);
+  return { ...pick({ argsJson: str(f.argsJson), argsFile: str(f.argsFile), detach: f.detach === true || undefined, timeoutMs, answers: str(f.answers) }), labels: parseLabels(strs(f.label)) };
+};

@@ -1,0 +1,32 @@
+// How a failure is shown: one line and the safe next step (a JSON document on stdout with
+// --json), never a stack trace unless -v. Kept apart from present.ts so main.ts can load it
+// at start-up without the renderers.
+import { safeJson } from './sanitize.js';
+
+export interface ErrorView {
+  kind: string;
+  message: string;
+  next: string;
+}
+
+export interface ErrorSink {
+  json: boolean;
+  verbose: boolean;
+  stdout: { write(t: string): void };
+  stderr: { write(t: string): void };
+}
+
+/** An expected failure (a CliError's kind, message and next step). */
+export function presentError(out: ErrorSink, e: ErrorView, extra: Record<string, unknown> = {}): void {
+  if (out.json) out.stdout.write(safeJson({ error: { kind: e.kind, message: e.message, next: e.next }, ...extra }) + '\n');
+  else out.stderr.write(`mcp-tasks: ${e.message}\n  next: ${e.next}\n`);
+}
+
+/** Something no code path expected: still one line; the stack only with --verbose. */
+export function presentUnexpected(out: ErrorSink, err: unknown): void {
+  const e = err as Error;
+  const message = e?.message ?? String(err);
+  if (out.json) out.stdout.write(safeJson({ error: { kind: 'internal', message, next: 'Re-run with --verbose and report the output.' } }) + '\n');
+  else out.stderr.write(`mcp-tasks: unexpected error: ${message}\n  next: re-run with --verbose and report the output\n`);
+  if (out.verbose && e?.stack) out.stderr.write(e.stack + '\n');
+}
