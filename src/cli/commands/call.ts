@@ -31,7 +31,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   const entry = new ServerStore(ctx.home).get(server);
   const vault = openVault(ctx);
   // Read the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
-  vault.list();
+  vault.check();
 
   const conn = await openConnection(ctx, entry);
   try {
