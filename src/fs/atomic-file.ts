@@ -129,6 +129,38 @@ export function withLockAt<T>(lockPath: string, fn: () => T, opts: { timeoutMs?:
   }
 }
 
+/**
+ * withFileLock for async callers: the wait for a peer's lock sleeps on a timer instead of
+ * blocking the thread, so a live connection's sockets and timers keep being served meanwhile
+ * (a blocked event loop misses the server closing an idle keep-alive socket, and the next
+ * request on it fails). `fn` itself runs synchronously under the lock, as with withFileLock.
+ */
+export async function withFileLockAsync<T>(path: string, fn: () => T, opts: { timeoutMs?: number; staleMs?: number } = {}): Promise<T> {
+  const lockPath = `${path}.lock`;
+  ensureDir(dirname(path));
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const staleMs = opts.staleMs ?? 30_000;
+  const started = Date.now();
+  let delay = 2;
+  for (;;) {
+    // One non-blocking attempt (timeout 0 never sleeps); a held lock throws LockTimeoutError.
+    try {
+      acquireLock(lockPath, 0, staleMs);
+      break;
+    } catch (err) {
+      if (!(err instanceof LockTimeoutError) || Date.now() - started > timeoutMs) throw err;
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 50);
+  }
+  try {
+    removeDeadTemps(path);
+    return fn();
+  } finally {
+    rmSync(lockPath, { force: true });
+  }
+}
+
 /** Create the lock file exclusively, only ever with its holder's pid in it. */
 function placeLock(lockPath: string): boolean {
   // Born complete: the pid goes into a private file which is hard-linked into place, so a holder
@@ -181,7 +213,7 @@ function acquireLock(lockPath: string, timeoutMs: number, staleMs: number): void
       if (Date.now() - started > timeoutMs) throw new LockTimeoutError(lockPath, 'pid unknown');
       continue;
     }
-    if (Date.now() - started > timeoutMs) throw new LockTimeoutError(lockPath, `pid ${holder || 'unknown'}`);
+    if (Date.now() - started >= timeoutMs) throw new LockTimeoutError(lockPath, `pid ${holder || 'unknown'}`);
     sleepSync(delay);
     delay = Math.min(delay * 2, 50);
   }

@@ -228,6 +228,15 @@ export class Vault {
     timed(() => this.guard(() => this.store(false)));
   }
 
+  /**
+   * Open the vault, creating it if there is none, for a command about to write to it. Done
+   * before a connection opens: creating takes the vault-wide lock, and a wait for it must not
+   * fall between requests on a live connection (the server may close the idle socket).
+   */
+  prepare(): void {
+    timed(() => this.guard(() => this.store(true)));
+  }
+
   /** Every record, oldest first. O(records): `list --all` and `export` only; see query. */
   list(): VaultRecord[] {
     return this.query({});

@@ -30,8 +30,8 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   readAnswers(opts.answers);
   const entry = new ServerStore(ctx.home).get(server);
   const vault = openVault(ctx);
-  // Read the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
-  vault.check();
+  // Open (or create) the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
+  vault.prepare();
 
   const conn = await openConnection(ctx, entry);
   try {
