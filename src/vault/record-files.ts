@@ -4,7 +4,7 @@
 //   <store>/r/<hop>                    the record (sealed; the name is bound as associated data)
 //   <store>/i/<kh:2>/<kh>.<hop>        lookup hints: taskId, label value, 6-character prefixes
 //   <store>/o/<bucket>/<created>.<hop> creation order, bucketed by time, for list and list --limit
-//   <store>/a/<hop>                    the record is listed by default (active, in doubt, lost)
+//   <store>/a/<created>.<hop>          the record is listed by default (active, in doubt, lost)
 //   <store>/l/<hop>.lock               per-record lock for read-modify-write of that record
 //   <store>/t/                         temp files of atomic writes
 //
@@ -136,7 +136,7 @@ export class RecordFiles {
     for (const kh of this.hintKeys(rec)) this.touch(join(this.dir, 'i', kh.slice(0, 2)), `${kh}.${hop}`);
     const [bucket, name] = this.orderName(rec, hop);
     this.touch(join(this.dir, 'o', bucket), name);
-    if (listedByDefault(rec.phase)) this.touch(join(this.dir, 'a'), hop);
+    if (listedByDefault(rec.phase)) this.touch(join(this.dir, 'a'), name);
   }
 
   /** Record hops a hint points at (unverified). */
@@ -170,15 +170,15 @@ export class RecordFiles {
     this.writeHints(rec, hop);
     writeFileAtomic(this.recordPath(hop), this.seal(rec, hop), 0o600, { tmpDir: join(this.dir, 't'), syncDir: this.pending === undefined });
     this.pending?.add(join(this.dir, 'r'));
-    if (!listedByDefault(rec.phase)) rmSync(join(this.dir, 'a', hop), { force: true });
+    if (!listedByDefault(rec.phase)) rmSync(join(this.dir, 'a', this.orderName(rec, hop)[1]), { force: true });
   }
 
   /** The record first, then its hints (a stale hint is harmless, a missing one is not). */
   delete(rec: VaultRecord, hop = this.hop(rec.opId)): void {
     unlinkSync(this.recordPath(hop));
     syncDirectory(join(this.dir, 'r'));
-    rmSync(join(this.dir, 'a', hop), { force: true });
     const [bucket, name] = this.orderName(rec, hop);
+    rmSync(join(this.dir, 'a', name), { force: true });
     rmSync(join(this.dir, 'o', bucket, name), { force: true });
     for (const kh of this.hintKeys(rec)) rmSync(join(this.dir, 'i', kh.slice(0, 2), `${kh}.${hop}`), { force: true });
   }
@@ -232,13 +232,15 @@ export class RecordFiles {
     }
   }
 
-  /** Hops of records listed by default (a superset: check the phase). */
+  /** Hops of records listed by default (a superset: check the phase), oldest first. */
   defaultHops(): string[] {
+    let names: string[];
     try {
-      return readdirSync(join(this.dir, 'a'));
+      names = readdirSync(join(this.dir, 'a')).sort();
     } catch {
       return [];
     }
+    return [...new Set(names.map((n) => n.slice(n.indexOf('.') + 1)))];
   }
 
   /** Temp files and lock candidates of writers that were killed. */

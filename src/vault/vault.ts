@@ -249,19 +249,17 @@ export class Vault {
         const files = this.store(false);
         if (!files) return [];
         const keep = (r: VaultRecord | undefined): r is VaultRecord => r !== undefined && (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r));
-        if (q.listedByDefault) {
-          const recs = files.defaultHops().map((h) => files.read(h)).filter(keep).sort(byCreatedAt);
-          return q.limit !== undefined ? recs.slice(Math.max(0, recs.length - q.limit)) : recs;
-        }
         const out: VaultRecord[] = [];
+        if (q.listedByDefault && q.limit === undefined) return files.defaultHops().map((h) => files.read(h)).filter(keep).sort(byCreatedAt);
         if (q.limit !== undefined) {
           if (q.limit <= 0) return [];
-          for (const hop of files.orderedHops(true)) {
+          // Newest first, stopping at the limit: the cost is the rows printed (plus those filtered out).
+          for (const hop of q.listedByDefault ? files.defaultHops().reverse() : files.orderedHops(true)) {
             const r = files.read(hop);
             if (keep(r)) out.push(r);
             if (out.length >= q.limit) break;
           }
-          return out.reverse();
+          return out.reverse().sort(byCreatedAt);
         }
         for (const hop of files.orderedHops()) {
           const r = files.read(hop);
