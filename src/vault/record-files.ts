@@ -14,7 +14,7 @@
 // or result in clear; file names are keyed hashes (HMAC with a key derived from the vault key)
 // and times, which the file system's own timestamps show anyway.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from '../fs/atomic-file.js';
 import { isActivePhase, type VaultPhase, type VaultRecord } from './vault-record.js';
@@ -171,6 +171,36 @@ export class RecordFiles {
     writeFileAtomic(this.recordPath(hop), this.seal(rec, hop), 0o600, { tmpDir: join(this.dir, 't'), syncDir: this.pending === undefined });
     this.pending?.add(join(this.dir, 'r'));
     if (!listedByDefault(rec.phase)) rmSync(join(this.dir, 'a', this.orderName(rec, hop)[1]), { force: true });
+  }
+
+  /**
+   * Create the record only if there is none under its name, without a lock: the sealed bytes go
+   * to a temp file (fsynced) that is hard-linked into place, which fails if the name exists.
+   * False when a record was already there (its hints may now include this one's: harmless).
+   */
+  create(rec: VaultRecord, hop = this.hop(rec.opId)): boolean {
+    this.writeHints(rec, hop);
+    const tmp = join(this.dir, 't', `.${hop}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const bytes = this.seal(rec, hop);
+    const fd = openSync(tmp, 'wx', 0o600);
+    try {
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(tmp, this.recordPath(hop));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    if (this.pending) this.pending.add(join(this.dir, 'r'));
+    else syncDirectory(join(this.dir, 'r'));
+    return true;
   }
 
   /** The record first, then its hints (a stale hint is harmless, a missing one is not). */

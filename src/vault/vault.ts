@@ -321,12 +321,8 @@ export class Vault {
             const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
             if (handle && handles.has(handle)) continue;
             if (r.taskId && files.lookup('task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
-            const wrote = this.withRecord(files, r.opId, (hop) => {
-              if (files.read(hop)) return false;
-              files.write(r, hop);
-              return true;
-            });
-            if (!wrote) continue;
+            // Create-if-absent is atomic on its own (a hard link): no lock needed.
+            if (!files.create(r)) continue;
             if (handle) handles.add(handle);
             added++;
           }
