@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Vault, vaultPath } from '../../../src/vault/vault.js';
 import { decodeSealed } from '../../../src/vault/vault-crypto.js';
 import { writerGone } from '../../../src/vault/writer.js';
+import { inDoubtRecords } from '../../../src/cli/commands/recover.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { deadPid, fakeTaskId, killHard, leaks, makeRecord, modUrl, runNodeScript, sha256, writeFormat1Vault } from '../../helpers/vault-helpers.js';
 import type { VaultRecord } from '../../../src/vault/vault-record.js';
@@ -103,6 +104,10 @@ test('a submitting record names its writer; writerGone is true once that process
   assert.equal(writerGone({ writer: { pid: process.pid, startedAtMs: stored.writer!.startedAtMs - 3_600_000 } }, () => ({ startedAtMs: stored.writer!.startedAtMs })), true, 'the pid was reused by a later process');
   assert.equal(writerGone({ writer: { pid: process.pid, startedAtMs: 1 } }, () => ({})), false, 'alive, start time unknown: not gone');
   assert.equal(writerGone({}), false, 'no writer recorded: unknown, not gone');
+  // recover: a fresh submitting record is in doubt only once its writer is gone.
+  assert.deepEqual(inDoubtRecords([stored], Date.now()), [], 'its writer (this process) is alive');
+  const orphan = { ...stored, writer: { pid, startedAtMs: stored.writer!.startedAtMs } };
+  assert.deepEqual(inDoubtRecords([orphan], Date.now()).map((r) => r.opId), [rec.opId], 'its writer is gone: in doubt at once');
   const active = v.update(rec.opId, (r) => (r.phase = 'active'))!;
   assert.equal(active.writer, undefined, 'only submitting records carry a writer');
 });
