@@ -168,6 +168,9 @@ if (!body.result) { console.error(JSON.stringify(body)); process.exit(1); }
   // The same commands on vaults of growing size: each home gets one real task to get, then is
   // seeded with synthetic records (older than it), through the vault's own code.
   const bySize = {};
+  const cell = (c) => `${fmt(c.ms)} ${mib(c.rssMiB)}`;
+  console.log('\nby vault size (wall, OS peak RSS; call --detach: the vault\'s share of its wall time)');
+  console.log(`  ${'records'.padEnd(9)}${'get'.padStart(22)}${'call --detach'.padStart(30)}${'list --all --limit 50'.padStart(24)}${'list --limit 50'.padStart(22)}${'list --all --json'.padStart(24)}`);
   for (const n of SIZES) {
     const home = join(work, `home-${n}`);
     runOnce([bin, 'server', 'add', 'bench', '--url', demo.url], { MCP_TASKS_HOME: home });
@@ -189,14 +192,8 @@ if (!body.result) { console.error(JSON.stringify(body)); process.exit(1); }
       ),
       ...measure({ listAll: { args: [bin, '--json', 'list', '--all'], env } }, Math.max(3, Math.floor(runs / 3))),
     };
-  }
-
-  console.log('\nby vault size (wall, OS peak RSS; call --detach: the vault\'s share of its wall time)');
-  const head = `  ${'records'.padEnd(9)}${'get'.padStart(22)}${'call --detach'.padStart(30)}${'list --all --limit 50'.padStart(24)}${'list --limit 50'.padStart(22)}${'list --all --json'.padStart(24)}`;
-  console.log(head);
-  for (const n of SIZES) {
+    // Each row as soon as it is measured: the 100,000-record seed takes long on a slow disk.
     const m = bySize[n];
-    const cell = (c) => `${fmt(c.ms)} ${mib(c.rssMiB)}`;
     console.log(`  ${String(n).padEnd(9)}${cell(m.get).padStart(22)}${`${cell(m.callDetach)} ${(m.callDetach.share * 100).toFixed(0).padStart(3)} %`.padStart(30)}${cell(m.listLimit).padStart(24)}${cell(m.listDefault).padStart(22)}${cell(m.listAll).padStart(24)}`);
   }
   const lo = bySize[SIZES[0]];
