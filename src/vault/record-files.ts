@@ -14,7 +14,7 @@
 // or result in clear; file names are keyed hashes (HMAC with a key derived from the vault key)
 // and times, which the file system's own timestamps show anyway.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from '../fs/atomic-file.js';
 import { isActivePhase, type VaultPhase, type VaultRecord } from './vault-record.js';
@@ -193,8 +193,13 @@ export class RecordFiles {
     try {
       linkSync(tmp, this.recordPath(hop));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+      // No hard links on this file system: check, then rename (a concurrent import of the same
+      // record could write it twice, with the same content).
+      if (existsSync(this.recordPath(hop))) return false;
+      renameSync(tmp, this.recordPath(hop));
     } finally {
       rmSync(tmp, { force: true });
     }
