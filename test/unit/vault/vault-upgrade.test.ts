@@ -3,7 +3,7 @@
 // submitting records, and locks that no mcp-tasks process would leave.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Vault, vaultPath } from '../../../src/vault/vault.js';
@@ -146,4 +146,19 @@ test('list by query reads what it needs: the default view, and --limit takes the
   v.remove([recs[3]!.opId]);
   assert.deepEqual(v.query({ listedByDefault: true }).map((r) => r.opId), recs.filter((_, i) => i % 3 === 0 && i > 3).map((r) => r.opId));
   assert.equal(v.list().length, 29);
+});
+
+test('a record file copied over another record\'s name is refused, and left as it was', () => {
+  const h = home();
+  const v = new Vault(h, NOKC);
+  const a = makeRecord({ taskId: fakeTaskId() });
+  const b = makeRecord({ taskId: fakeTaskId() });
+  v.put(a);
+  v.put(b);
+  const dir = join(h, storeDirs(h)[0]!, 'r');
+  const [first, second] = readdirSync(dir);
+  copyFileSync(join(dir, first!), join(dir, second!));
+  const sum = sha256(join(dir, second!));
+  assert.throws(() => new Vault(h, NOKC).list(), (err: unknown) => err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(join(dir, second!)) && /corrupt/.test(err.message));
+  assert.equal(sha256(join(dir, second!)), sum);
 });
