@@ -1,6 +1,6 @@
 // Commander wiring only: flags → options → a lazily imported run function. Keeping command
 // modules behind dynamic imports means `--help` and fast paths never load the SDK.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import { answerOptions, callOptions, cancelOptions, getOptions, watchOptions, type AnswerOptions, type CallOptions, type CancelOptions, type GetOptions, type WatchOptions } from './task-options.js';
 
@@ -10,6 +10,12 @@ export type RunResult = Promise<number>;
 
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
 }
 
 export interface ProgramOutput {
@@ -212,6 +218,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--status <status>', 'only this status or phase (working, completed, lost, in-doubt, …)')
     .addOption(new Option('--label <k=v>', 'only tasks with this label (repeatable)').argParser(collect))
     .option('--all', 'include finished tasks')
+    .option('--limit <n>', 'only the N most recently created', positiveInt)
     .action(async (opts, cmd: Command) => {
       const { runList } = await import('./commands/vault-view.js');
       done(await runList(opts, ctxOf(cmd)));

@@ -394,7 +394,16 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     request,
     async listTools() {
       try {
-        return await listTools();
+        try {
+          return await listTools();
+        } catch (err) {
+          // tools/list changes nothing, so once more on a new socket: the server may have closed an
+          // idle keep-alive socket just as a busy client reused it (UND_ERR_SOCKET, ECONNRESET).
+          const e = normalizeError(err, 'tools/list', sdk);
+          if (!(e instanceof TransportError) || !/^(network error|the connection closed)/.test(e.message)) throw err;
+          opts.debug?.('tools/list: the connection failed; retrying once');
+          return await listTools();
+        }
       } catch (err) {
         throw normalizeError(err, 'tools/list', sdk);
       }

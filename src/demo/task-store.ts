@@ -6,7 +6,7 @@
 // and its details (arguments, answers) are sealed with a key derived from the id itself. Only a
 // holder of the handle can read or change its task; the file alone reveals tool names and times.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensureDir, withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
 
@@ -102,7 +102,17 @@ export class StoreError extends Error {
 /** Tasks past their TTL stay on disk for a grace period, then are dropped on the next write. */
 const EXPIRED_GRACE_MS = 24 * 60 * 60 * 1000;
 
+/** What tells one version of the store file from another: every write is a new file (rename). */
+const versionOf = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+
 export class FileTaskStore implements TaskStore {
+  /**
+   * The parsed file, kept while the file on disk is the same version (inode, size, times): a
+   * tasks/get then costs a stat and a lookup, not a parse of every task. Another process's write
+   * replaces the file, which changes its version, so it is always seen.
+   */
+  private cache?: { version: string; file: StoreFile };
+
   constructor(readonly path: string, private readonly now: () => number = Date.now) {}
 
   /** Fail fast (at start-up) on a path that cannot hold the store. */
@@ -120,7 +130,16 @@ export class FileTaskStore implements TaskStore {
     return this;
   }
 
+  /** The current file, parsed; callers that change it must go through mutate (which copies). */
   private read(): StoreFile {
+    let version: string;
+    try {
+      version = versionOf(statSync(this.path));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { format: 'mcp-tasks-demo-store', version: 2, tasks: {} };
+      throw err;
+    }
+    if (this.cache?.version === version) return this.cache.file;
     let text: string;
     try {
       text = readFileSync(this.path, 'utf8');
@@ -139,16 +158,26 @@ export class FileTaskStore implements TaskStore {
       throw new StoreError(`${this.path} is not an mcp-tasks demo store; it was left untouched`);
     }
     if (file.version !== 2) throw new StoreError(`task store ${this.path} has unsupported format version ${String(file.version)}; it was left untouched (move it aside to start afresh)`);
+    // The version read before the text: if the file changed in between, the next read re-reads.
+    this.cache = { version, file: file as StoreFile };
     return file as StoreFile;
   }
 
   private write(file: StoreFile): void {
+    this.cache = undefined;
     writeFileAtomic(this.path, JSON.stringify(file));
+    try {
+      this.cache = { version: versionOf(statSync(this.path)), file };
+    } catch {
+      /* re-read next time */
+    }
   }
 
   private mutate<T>(fn: (file: StoreFile) => T): T {
     return withFileLock(this.path, () => {
-      const file = this.read();
+      // A copy: a change that fails to reach the disk must not linger in the cache.
+      const current = this.read();
+      const file: StoreFile = { ...current, tasks: { ...current.tasks } };
       const out = fn(file);
       const now = this.now();
       for (const [id, t] of Object.entries(file.tasks)) {

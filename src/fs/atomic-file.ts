@@ -4,10 +4,17 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readF
 import { randomBytes } from 'node:crypto';
 import { dirname, basename, join } from 'node:path';
 
+export interface AtomicWriteOptions {
+  /** Where the temp file goes (same file system as `path`); default: beside it. */
+  tmpDir?: string;
+  /** fsync the directory after the rename (default true). Bulk writers sync each directory once at the end. */
+  syncDir?: boolean;
+}
+
 /** Write `data` to `path` via a temp file in the same directory, fsync, then rename over. */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600, opts: AtomicWriteOptions = {}): void {
   const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(opts.tmpDir ?? dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', mode);
   try {
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -26,7 +33,11 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     rmSync(tmp, { force: true });
     throw err;
   }
-  // Make the rename itself durable where the platform allows a directory fsync.
+  if (opts.syncDir !== false) syncDirectory(dir);
+}
+
+/** Make renames and creations in `dir` durable where the platform allows a directory fsync. */
+export function syncDirectory(dir: string): void {
   try {
     const dfd = openSync(dir, 'r');
     try { fsyncSync(dfd); } finally { closeSync(dfd); }
@@ -66,6 +77,17 @@ export class LockTimeoutError extends Error {
   }
 }
 
+/**
+ * Something at the lock path that no mcp-tasks process put there: a directory, a file we cannot
+ * read. Waiting cannot help, so it is reported at once (a lock holder never leaves such a thing).
+ */
+export class LockUnusableError extends Error {
+  constructor(readonly lockPath: string, readonly problem: string) {
+    super(`the lock ${lockPath} is ${problem}`);
+    this.name = 'LockUnusableError';
+  }
+}
+
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 function pidAlive(pid: number): boolean {
@@ -86,6 +108,51 @@ export function withFileLock<T>(path: string, fn: () => T, opts: { timeoutMs?: n
   const lockPath = `${path}.lock`;
   ensureDir(dirname(path));
   acquireLock(lockPath, opts.timeoutMs ?? 10_000, opts.staleMs ?? 30_000);
+  try {
+    removeDeadTemps(path);
+    return fn();
+  } finally {
+    rmSync(lockPath, { force: true });
+  }
+}
+
+/**
+ * Like withFileLock, for a lock file at an explicit path in a directory of locks (one per
+ * record): no scan of the directory, so its cost does not grow with the number of records.
+ */
+export function withLockAt<T>(lockPath: string, fn: () => T, opts: { timeoutMs?: number; staleMs?: number } = {}): T {
+  acquireLock(lockPath, opts.timeoutMs ?? 10_000, opts.staleMs ?? 30_000);
+  try {
+    return fn();
+  } finally {
+    rmSync(lockPath, { force: true });
+  }
+}
+
+/**
+ * withFileLock for async callers: the wait for a peer's lock sleeps on a timer instead of
+ * blocking the thread, so a live connection's sockets and timers keep being served meanwhile
+ * (a blocked event loop misses the server closing an idle keep-alive socket, and the next
+ * request on it fails). `fn` itself runs synchronously under the lock, as with withFileLock.
+ */
+export async function withFileLockAsync<T>(path: string, fn: () => T, opts: { timeoutMs?: number; staleMs?: number } = {}): Promise<T> {
+  const lockPath = `${path}.lock`;
+  ensureDir(dirname(path));
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const staleMs = opts.staleMs ?? 30_000;
+  const started = Date.now();
+  let delay = 2;
+  for (;;) {
+    // One non-blocking attempt (timeout 0 never sleeps); a held lock throws LockTimeoutError.
+    try {
+      acquireLock(lockPath, 0, staleMs);
+      break;
+    } catch (err) {
+      if (!(err instanceof LockTimeoutError) || Date.now() - started > timeoutMs) throw err;
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 50);
+  }
   try {
     removeDeadTemps(path);
     return fn();
@@ -138,10 +205,15 @@ function acquireLock(lockPath: string, timeoutMs: number, staleMs: number): void
         if (readFileSync(lockPath, 'utf8').trim() === holder) unlinkSync(lockPath);
         continue;
       }
-    } catch {
-      continue; // vanished between calls: retry at once
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Vanished between calls: retry at once. Anything else (a directory, a file we may not
+      // read) is not a lock a peer holds: waiting would spin until the timeout for nothing.
+      if (code !== 'ENOENT') throw new LockUnusableError(lockPath, code === 'EISDIR' ? 'a directory, not a lock file' : `unreadable (${code ?? (err as Error).message})`);
+      if (Date.now() - started > timeoutMs) throw new LockTimeoutError(lockPath, 'pid unknown');
+      continue;
     }
-    if (Date.now() - started > timeoutMs) throw new LockTimeoutError(lockPath, `pid ${holder || 'unknown'}`);
+    if (Date.now() - started >= timeoutMs) throw new LockTimeoutError(lockPath, `pid ${holder || 'unknown'}`);
     sleepSync(delay);
     delay = Math.min(delay * 2, 50);
   }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
-import { ensureDir, withFileLock } from '../fs/atomic-file.js';
+import { ensureDir, withFileLockAsync } from '../fs/atomic-file.js';
 import { DEMO_SERVER_NAME, demoEntry, type DiscoveredEra, type ServerEntry } from './server-entry.js';
 
 interface ServersFile {
@@ -81,7 +81,8 @@ export class ServerStore {
   /** Read-modify-write of servers.json under a cross-process lock (conf itself does not lock). */
   private async change<T>(fn: (servers: Record<string, ServerEntry>) => { servers?: Record<string, ServerEntry>; out: T }): Promise<T> {
     const conf = await openConf(this.home);
-    return withFileLock(serversPath(this.home), () => {
+    // Waits without blocking: `call` caches the discover result while its connection is open.
+    return withFileLockAsync(serversPath(this.home), () => {
       const servers = { ...((JSON.parse(JSON.stringify(readFile(this.home).servers ?? {})) as Record<string, ServerEntry>)) };
       const { servers: next, out } = fn(servers);
       if (next) conf.set('servers', next);

@@ -56,6 +56,8 @@ export interface VaultRecord {
   /** Why the record is lost or in doubt, in words. */
   reason?: string;
   labels: Record<string, string>;
+  /** While `submitting`: the process sending the request (set by the vault), see writer.ts. */
+  writer?: { pid: number; startedAtMs: number };
   createdAt: string;
   updatedAt: string;
 }

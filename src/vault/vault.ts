@@ -1,17 +1,20 @@
-// The encrypted handle vault: one AES-256-GCM sealed JSON document at <home>/vault.json.
-// Writes are read-modify-write under a cross-process lock and land with an atomic rename, so
-// the file is never truncated, wiped or half-written; a file we cannot read is left byte for
-// byte as it was and reported (exit 9) with the safe next step.
+// The encrypted handle vault. <home>/vault.json is a small sealed manifest (AES-256-GCM; its
+// header names the key source) naming the record store beside it, vault-<id>.d/, where each
+// record is a file of its own (see record-files.ts). get, put and update touch one record, so
+// their cost does not grow with the vault; there is no lock across records, only a per-record
+// lock for a read-modify-write of that record. vault.json is written once, when the vault is
+// created or upgraded from the single-document format, and otherwise only read: a vault we cannot
+// open is left byte for byte as it was and reported (exit 9) with the safe next step.
 import { chmodSync, readFileSync } from 'node:fs';
+import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { CliError } from '../errors.js';
-import { ensureDir, LockTimeoutError, withFileLock, writeFileAtomic } from '../fs/atomic-file.js';
-import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type SealedVault } from './vault-crypto.js';
-import { typeableRef, type VaultRecord } from './vault-record.js';
-
-interface VaultDocument {
-  records: Record<string, VaultRecord>;
-}
+import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
+import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
+import { byCreatedAt, typeableRef, type VaultRecord } from './vault-record.js';
+import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
+import { currentWriter, systemProcessProbe } from './writer.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
 
@@ -29,8 +32,30 @@ function timed<T>(fn: () => T): T {
 /** Shortest prefix shown for a taskId in human output; refs must give at least this much. */
 export const MIN_REF_PREFIX = 6;
 
+/** What vault.json seals since the record store: which store, in which layout. */
+interface Manifest {
+  layout: 'record-files';
+  store: string;
+}
+/** What vault.json sealed before (format 1): every record in one document. */
+interface LegacyDocument {
+  records: Record<string, VaultRecord>;
+}
+
+export interface VaultQuery {
+  /** Only records `list` shows without --all (active, submitting, in doubt, lost): read from their own hints. */
+  listedByDefault?: boolean;
+  /** Keep records for which this is true. */
+  match?: (r: VaultRecord) => boolean;
+  /** At most this many: the most recently created ones. */
+  limit?: number;
+}
+
+const alive = (pid: number) => systemProcessProbe(pid) !== undefined;
+
 export class Vault {
-  private cache?: { doc: VaultDocument; sealed?: SealedVault };
+  private files?: RecordFiles;
+  private cleaned = false;
 
   constructor(
     readonly home: string,
@@ -64,12 +89,16 @@ export class Vault {
     return sealed;
   }
 
-  private decode(sealed: SealedVault): VaultDocument {
+  /** Key and content of vault.json: a manifest, or a format-1 document still to be upgraded. */
+  private decode(sealed: SealedVault): { key: Buffer; content: Manifest | LegacyDocument } {
     try {
       const { key } = loadKey(sealed.key, this.home, this.env, false);
-      const doc = JSON.parse(unseal(sealed, key).toString('utf8')) as VaultDocument;
-      if (!doc || typeof doc.records !== 'object') throw new VaultKeyError('the vault content is malformed', 'Restore it from a backup.');
-      return doc;
+      const content = JSON.parse(unseal(sealed, key).toString('utf8')) as Manifest | LegacyDocument;
+      const isManifest = content && (content as Manifest).layout === 'record-files' && typeof (content as Manifest).store === 'string' && /^[0-9a-f]{16}$/.test((content as Manifest).store);
+      if (!isManifest && (!content || typeof (content as LegacyDocument).records !== 'object' || (content as LegacyDocument).records === null)) {
+        throw new VaultKeyError('the vault content is malformed', 'Restore it from a backup.');
+      }
+      return { key, content };
     } catch (err) {
       if (err instanceof VaultKeyError) this.fail(`${err.message} (${this.path}); nothing was changed`, err.next);
       if (err instanceof CliError) throw err;
@@ -77,118 +106,277 @@ export class Vault {
     }
   }
 
-  private load(): VaultDocument {
-    if (this.cache) return this.cache.doc;
-    return timed(() => this.loadUncached());
+  private storeOf(key: Buffer, manifest: Manifest): RecordFiles {
+    return new RecordFiles(join(this.home, `vault-${manifest.store}.d`), deriveStoreKeys(key, manifest.store));
   }
 
-  private loadUncached(): VaultDocument {
+  /**
+   * The record store, opened once per instance. Undefined when there is no vault yet and
+   * `create` is not set (reading never creates a vault). A format-1 vault is upgraded here.
+   */
+  private store(create: boolean): RecordFiles | undefined {
+    if (this.files) return this.files;
     const sealed = this.readSealed();
-    const doc = sealed ? this.decode(sealed) : { records: {} };
-    this.cache = { doc, ...(sealed ? { sealed } : {}) };
-    return doc;
+    if (sealed) {
+      const { key, content } = this.decode(sealed);
+      if ('layout' in content) return (this.files = this.storeOf(key, content));
+      return (this.files = this.lockedSetup(() => this.upgrade()));
+    }
+    if (!create) return undefined;
+    return (this.files = this.lockedSetup(() => this.createVault()));
   }
 
-  /** Locked read-modify-write; the only path that writes the vault. */
-  private mutate<T>(fn: (doc: VaultDocument) => T): T {
-    return timed(() => this.mutateUntimed(fn));
-  }
-
-  private mutateUntimed<T>(fn: (doc: VaultDocument) => T): T {
+  /** Creating or upgrading the vault is the one thing done under the vault-wide lock. */
+  private lockedSetup(fn: () => RecordFiles): RecordFiles {
     ensureDir(this.home);
+    return this.guard(() => withFileLock(this.path, fn, { timeoutMs: 60_000 }));
+  }
+
+  private writeManifest(key: Buffer, source: KeySource, manifest: Manifest): void {
+    writeFileAtomic(this.path, encodeSealed(seal(Buffer.from(JSON.stringify(manifest), 'utf8'), key, source)), 0o600);
+    try { chmodSync(this.home, 0o700); } catch { /* not ours to fix */ }
+  }
+
+  private createVault(): RecordFiles {
+    const sealed = this.readSealed();
+    if (sealed) return this.openOrUpgrade(sealed); // a peer created it while we waited
+    const source = newKeySource(this.env, this.home);
+    const { key, createdKeyFile } = loadKey(source, this.home, this.env, true);
+    if (createdKeyFile) {
+      this.notice(
+        `created a vault key at ${createdKeyFile} (mode 0600). It keeps task handles unreadable to other users and out of backups or sync that skip it; it does not protect against anyone who can read files as you. Set MCP_TASKS_VAULT_KEY to use a passphrase instead.`,
+      );
+    }
+    const manifest: Manifest = { layout: 'record-files', store: randomBytes(8).toString('hex') };
+    const files = this.storeOf(key, manifest);
+    files.init();
+    this.writeManifest(key, source, manifest);
+    return files;
+  }
+
+  private openOrUpgrade(sealed: SealedVault): RecordFiles {
+    const { key, content } = this.decode(sealed);
+    return 'layout' in content ? this.storeOf(key, content) : this.upgrade();
+  }
+
+  /**
+   * Format 1 to the record store, once. The old vault.json stays in place, untouched, until every
+   * record has been written, fsynced and read back equal; only then does the new manifest replace
+   * it (one atomic rename). A process killed before that leaves the old vault as it was, and the
+   * next run upgrades again into the same store (its id is derived from the old file).
+   */
+  private upgrade(): RecordFiles {
+    const sealed = this.readSealed()!;
+    const { key, content } = this.decode(sealed);
+    if ('layout' in content) return this.storeOf(key, content); // a peer upgraded it while we waited
+    const manifest: Manifest = { layout: 'record-files', store: createHmac('sha256', key).update(`upgrade:${sealed.iv}`).digest('hex').slice(0, 16) };
+    const files = this.storeOf(key, manifest);
+    files.init();
+    const records = Object.values(content.records);
+    files.bulk(() => {
+      for (const r of records) files.write(r);
+    });
+    for (const r of records) {
+      if (!isDeepStrictEqual(files.read(files.hop(r.opId)), r)) throw new Error(`the upgraded copy of record ${r.opId.slice(0, 8)} does not read back equal`);
+    }
+    this.writeManifest(key, sealed.key, manifest);
+    return files;
+  }
+
+  /** Turn lock, key and file-system failures into one-line vault errors. */
+  private guard<T>(fn: () => T): T {
     try {
-      return withFileLock(this.path, () => {
-        const sealed = this.readSealed();
-        const doc = sealed ? this.decode(sealed) : { records: {} };
-        const out = fn(doc);
-        const source = sealed?.key ?? newKeySource(this.env, this.home);
-        const { key, createdKeyFile } = loadKey(source, this.home, this.env, true);
-        if (createdKeyFile) {
-          this.notice(
-            `created a vault key at ${createdKeyFile} (mode 0600). It keeps task handles unreadable to other users and out of backups or sync that skip it; it does not protect against anyone who can read files as you. Set MCP_TASKS_VAULT_KEY to use a passphrase instead.`,
-          );
-        }
-        writeFileAtomic(this.path, encodeSealed(seal(Buffer.from(JSON.stringify(doc), 'utf8'), key, source)), 0o600);
-        try { chmodSync(this.home, 0o700); } catch { /* not ours to fix */ }
-        this.cache = { doc };
-        return out;
-      });
+      return fn();
     } catch (err) {
-      if (err instanceof LockTimeoutError) this.fail(`the vault is locked by another mcp-tasks process (${err.holder})`, 'Wait for it to finish and retry; a lock left by a crashed process is taken over automatically.');
+      if (err instanceof CliError) throw err;
+      if (err instanceof LockUnusableError) {
+        this.fail(`${err.message}; no mcp-tasks process would leave that`, `If no mcp-tasks command is running, remove ${err.lockPath} and retry.`);
+      }
+      if (err instanceof LockTimeoutError) {
+        this.fail(`the vault is locked by another mcp-tasks process (${err.holder}, lock ${err.lockPath})`, 'Wait for it to finish and retry; a lock left by a crashed process is taken over automatically.');
+      }
+      if (err instanceof RecordCorruptError) {
+        this.fail(`${err.message}; it was left untouched`, `Restore it from a backup, or move it aside (that one task's handle would be lost): mv ${err.path} ${err.path}.bad`);
+      }
       if (err instanceof VaultKeyError) this.fail(err.message, err.next);
-      if ((err as NodeJS.ErrnoException).code === 'EACCES' || (err as NodeJS.ErrnoException).code === 'EROFS') {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOSPC') {
         this.fail(`cannot write the vault in ${this.home}: ${(err as Error).message}`, 'Make the mcp-tasks home writable, or point --home elsewhere.');
       }
       throw err;
     }
   }
 
+  /** Run `fn` on one record under its own lock (nothing else is locked). */
+  private withRecord<T>(files: RecordFiles, opId: string, fn: (hop: string) => T): T {
+    if (!this.cleaned) {
+      this.cleaned = true;
+      files.removeDeadTemps(alive);
+    }
+    const hop = files.hop(opId);
+    return withLockAt(files.lockPath(hop), () => fn(hop));
+  }
+
+  /** A submitting record names the process sending it, so recover can tell when it is gone. */
+  private stamp(rec: VaultRecord): void {
+    if (rec.phase === 'submitting') rec.writer = currentWriter();
+    else delete rec.writer;
+  }
+
+  /** Open the vault (checking its key) without reading any record; never creates it. */
+  check(): void {
+    timed(() => this.guard(() => this.store(false)));
+  }
+
+  /**
+   * Open the vault, creating it if there is none, for a command about to write to it. Done
+   * before a connection opens: creating takes the vault-wide lock, and a wait for it must not
+   * fall between requests on a live connection (the server may close the idle socket).
+   */
+  prepare(): void {
+    timed(() => this.guard(() => this.store(true)));
+  }
+
+  /** Every record, oldest first. O(records): `list --all` and `export` only; see query. */
   list(): VaultRecord[] {
-    return Object.values(this.load().records);
+    return this.query({});
+  }
+
+  /** Records by creation (oldest first), reading only what the query needs. */
+  query(q: VaultQuery): VaultRecord[] {
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return [];
+        const keep = (r: VaultRecord | undefined): r is VaultRecord => r !== undefined && (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r));
+        const out: VaultRecord[] = [];
+        if (q.listedByDefault && q.limit === undefined) return files.defaultHops().map((h) => files.read(h)).filter(keep).sort(byCreatedAt);
+        if (q.limit !== undefined) {
+          if (q.limit <= 0) return [];
+          // Newest first, stopping at the limit: the cost is the rows printed (plus those filtered out).
+          for (const hop of q.listedByDefault ? files.defaultHops().reverse() : files.orderedHops(true)) {
+            const r = files.read(hop);
+            if (keep(r)) out.push(r);
+            if (out.length >= q.limit) break;
+          }
+          return out.reverse().sort(byCreatedAt);
+        }
+        for (const hop of files.orderedHops()) {
+          const r = files.read(hop);
+          if (keep(r)) out.push(r);
+        }
+        return out;
+      }),
+    );
   }
 
   get(opId: string): VaultRecord | undefined {
-    const r = this.load().records;
-    return Object.prototype.hasOwnProperty.call(r, opId) ? r[opId] : undefined;
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        return files?.read(files.hop(opId));
+      }),
+    );
   }
 
   put(record: VaultRecord): void {
-    this.mutate((doc) => {
-      doc.records[record.opId] = record;
-    });
+    timed(() =>
+      this.guard(() => {
+        const files = this.store(true)!;
+        this.withRecord(files, record.opId, (hop) => {
+          this.stamp(record);
+          files.write(record, hop);
+        });
+      }),
+    );
   }
 
-  /** Apply `change` to the stored record (re-read under the lock); returns the new record. */
+  /** Apply `change` to the stored record (re-read under its lock); returns the new record. */
   update(opId: string, change: (rec: VaultRecord) => void): VaultRecord | undefined {
-    return this.mutate((doc) => {
-      const rec = doc.records[opId];
-      if (rec) change(rec);
-      return rec;
-    });
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return undefined;
+        return this.withRecord(files, opId, (hop) => {
+          const rec = files.read(hop);
+          if (!rec) return undefined;
+          change(rec);
+          this.stamp(rec);
+          files.write(rec, hop);
+          return rec;
+        });
+      }),
+    );
   }
 
-  /** Insert records whose opId is not present yet; returns how many were added. */
+  /** Insert records whose opId, and (server, taskId), are not present yet; returns how many were added. */
   merge(records: VaultRecord[]): number {
-    return this.mutate((doc) => {
-      let added = 0;
-      const handles = new Set(Object.values(doc.records).filter((x) => x.taskId).map((x) => `${x.server.name}\0${x.taskId}`));
-      for (const r of records) {
-        const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
-        if (doc.records[r.opId] || (handle && handles.has(handle))) continue;
-        doc.records[r.opId] = r;
-        if (handle) handles.add(handle);
-        added++;
-      }
-      return added;
-    });
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(true)!;
+        let added = 0;
+        const handles = new Set<string>();
+        files.bulk(() => {
+          for (const r of records) {
+            const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
+            if (handle && handles.has(handle)) continue;
+            if (r.taskId && files.lookup('task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
+            // Create-if-absent is atomic on its own (a hard link): no lock needed.
+            if (!files.create(r)) continue;
+            if (handle) handles.add(handle);
+            added++;
+          }
+        });
+        return added;
+      }),
+    );
   }
 
   remove(opIds: string[]): number {
-    return this.mutate((doc) => {
-      let n = 0;
-      for (const id of opIds) if (doc.records[id]) (delete doc.records[id], n++);
-      return n;
-    });
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return 0;
+        let n = 0;
+        for (const id of opIds) {
+          n += this.withRecord(files, id, (hop) => {
+            const rec = files.read(hop);
+            if (!rec) return 0;
+            files.delete(rec, hop);
+            return 1;
+          });
+        }
+        return n;
+      }),
+    );
   }
 
   /**
    * A ref is a taskId, a unique taskId prefix of at least 6 characters, an operation id,
    * or the value of a label. Undefined when nothing matches; an error when several do.
+   * Each kind is found through its keyed-hash hints: the cost is the records that match.
    */
   resolve(ref: string): VaultRecord | undefined {
-    const all = this.list();
-    const exact = all.filter((r) => r.taskId === ref || r.opId === ref);
-    if (exact.length === 1) return exact[0];
-    if (exact.length > 1) throw ambiguous(ref, exact);
-    const byLabel = all.filter((r) => Object.values(r.labels).includes(ref));
-    if (byLabel.length === 1) return byLabel[0];
-    if (byLabel.length > 1) throw ambiguous(ref, byLabel);
-    if (ref.length >= MIN_REF_PREFIX) {
-      const byPrefix = all.filter((r) => r.taskId?.startsWith(ref) || r.opId.startsWith(ref));
-      if (byPrefix.length === 1) return byPrefix[0];
-      if (byPrefix.length > 1) throw ambiguous(ref, byPrefix);
-    }
-    return undefined;
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return undefined;
+        const unique = (recs: VaultRecord[]) => [...new Map(recs.map((r) => [r.opId, r])).values()].sort(byCreatedAt);
+        const byOp = files.read(files.hop(ref));
+        const exact = unique([...(byOp ? [byOp] : []), ...files.lookup('task', ref, (r) => r.taskId === ref)]);
+        if (exact.length === 1) return exact[0];
+        if (exact.length > 1) throw ambiguous(ref, exact);
+        const byLabel = unique(files.lookup('label', ref, (r) => Object.values(r.labels).includes(ref)));
+        if (byLabel.length === 1) return byLabel[0];
+        if (byLabel.length > 1) throw ambiguous(ref, byLabel);
+        if (ref.length >= MIN_REF_PREFIX) {
+          const byPrefix = unique([...files.lookup('task6', ref, (r) => r.taskId?.startsWith(ref) === true), ...files.lookup('op6', ref, (r) => r.opId.startsWith(ref))]);
+          if (byPrefix.length === 1) return byPrefix[0];
+          if (byPrefix.length > 1) throw ambiguous(ref, byPrefix);
+        }
+        return undefined;
+      }),
+    );
   }
 }
 

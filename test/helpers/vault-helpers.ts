@@ -293,3 +293,19 @@ export function ageEmptyLock(lockPath: string): boolean {
   utimesSync(lockPath, old, old);
   return true;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The single-document vault of format 1 (before the record store), as older versions wrote it:
+// vault.json sealing {records: {opId: record}}, with a key file beside it.
+
+export async function writeFormat1Vault(home: string, records: VaultRecord[]): Promise<Buffer> {
+  const { encodeSealed, loadKey, seal } = await import('../../src/vault/vault-crypto.js');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const source = { kind: 'keyfile' } as const;
+  const { key } = loadKey(source, home, {}, true);
+  const doc = { records: Object.fromEntries(records.map((r) => [r.opId, r])) };
+  const bytes = encodeSealed(seal(Buffer.from(JSON.stringify(doc), 'utf8'), key, source));
+  writeFileSync(join(home, 'vault.json'), bytes, { mode: 0o600 });
+  return bytes;
+}

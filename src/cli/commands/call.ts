@@ -21,8 +21,8 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   readAnswers(ctx, opts.answers);
   const entry = new ServerStore(ctx.home).get(server);
   const vault = openVault(ctx);
-  // Read the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
-  vault.list();
+  // Open (or create) the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
+  vault.prepare();
 
   const session = await withServerName(server, () => openSession(ctx, entry));
   try {

@@ -13,6 +13,7 @@ import { jsonLine, makeStyle } from '../../output/render.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { byCreatedAt, type VaultRecord } from '../../vault/vault-record.js';
+import { writerGone } from '../../vault/writer.js';
 
 /** A record still `submitting` after this long belongs to a process that died mid-submit. */
 const STALE_SUBMITTING_MS = 2 * 60 * 1000;
@@ -33,7 +34,7 @@ export function resubmitVerdict(rec: VaultRecord): ResubmitVerdict {
 
 export function inDoubtRecords(records: VaultRecord[], nowMs: number): VaultRecord[] {
   return records
-    .filter((r) => !r.taskId && (r.phase === 'in-doubt' || (r.phase === 'submitting' && nowMs - Date.parse(r.updatedAt) > STALE_SUBMITTING_MS)))
+    .filter((r) => !r.taskId && (r.phase === 'in-doubt' || (r.phase === 'submitting' && (writerGone(r) || nowMs - Date.parse(r.updatedAt) > STALE_SUBMITTING_MS))))
     .sort(byCreatedAt);
 }
 
@@ -45,7 +46,7 @@ export interface RecoverOptions {
 
 export async function runRecover(opId: string | undefined, opts: RecoverOptions, ctx: Context): Promise<number> {
   const vault = openVault(ctx);
-  const candidates = inDoubtRecords(vault.list(), ctx.now());
+  const candidates = inDoubtRecords(vault.query({ listedByDefault: true }), ctx.now());
   const st = makeStyle(ctx.color);
 
   if (!opId) {

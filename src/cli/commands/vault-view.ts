@@ -13,6 +13,8 @@ export interface ListOptions {
   status?: string;
   label?: string[];
   all?: boolean;
+  /** Only the N most recently created matching records. */
+  limit?: number;
 }
 
 const statusOf = (r: VaultRecord) => (isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
@@ -34,7 +36,8 @@ function padStatus(text: string, width: number): string {
 }
 
 export async function runList(opts: ListOptions, ctx: Context): Promise<number> {
-  const records = filterRecords(openVault(ctx).list(), opts);
+  // Only records the default view shows are read from their own hints; --limit stops early.
+  const records = filterRecords(openVault(ctx).query({ listedByDefault: !opts.all && !opts.status, ...(opts.limit !== undefined ? { limit: opts.limit, match: (r) => filterRecords([r], opts).length === 1 } : {}) }), opts);
   if (ctx.json) {
     ctx.stdout.write(jsonLine(records.map((r) => Object.assign(taskJson(r), { opId: r.opId, phase: r.phase }))));
     return ExitCode.Ok;

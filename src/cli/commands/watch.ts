@@ -18,7 +18,7 @@ export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Con
     if (refs.length || opts.server) throw usageError('--active watches the vault\'s active tasks: give no refs and no --server');
     // Full ids from the vault, never typed by anyone: nothing to resolve ambiguously.
     refs = openVault(ctx)
-      .list()
+      .query({ listedByDefault: true })
       .filter((r) => r.phase === 'active' && r.taskId)
       .map((r) => r.taskId!);
     if (!refs.length) {

@@ -1,0 +1,69 @@
+// Who is writing a `submitting` record: the writer's pid and start time, so `recover` can call
+// the submission in doubt as soon as that process is gone instead of after a fixed age. The start
+// time tells a live writer from an unrelated process that was given the same pid later.
+import { readFileSync } from 'node:fs';
+import type { VaultRecord } from './vault-record.js';
+
+export interface WriterStamp {
+  pid: number;
+  /** When the process started, in ms since the epoch (to within the tolerance below). */
+  startedAtMs: number;
+}
+
+/** How a live process with this pid looks now: undefined when there is none. */
+export interface ProcessInfo {
+  /** Undefined where the platform does not tell a process's start time. */
+  startedAtMs?: number;
+}
+export type ProcessProbe = (pid: number) => ProcessInfo | undefined;
+
+/** Start times are read in clock ticks on Linux and estimated from uptime here: allow for both. */
+const START_TOLERANCE_MS = 2_000;
+
+export function currentWriter(): WriterStamp {
+  return { pid: process.pid, startedAtMs: Math.round(Date.now() - process.uptime() * 1000) };
+}
+
+let bootMs: number | undefined;
+function linuxStartMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]); // field 22, starttime, in clock ticks since boot
+    if (bootMs === undefined) {
+      const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+      if (!btime) return undefined;
+      bootMs = Number(btime[1]) * 1000;
+    }
+    // USER_HZ is 100 on every Linux Node runs on.
+    return Number.isFinite(ticks) ? bootMs + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The system's view of a pid (signal 0: exists; EPERM means it exists but is not ours). */
+export const systemProcessProbe: ProcessProbe = (pid) => {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  const startedAtMs = process.platform === 'linux' ? linuxStartMs(pid) : undefined;
+  return startedAtMs === undefined ? {} : { startedAtMs };
+};
+
+/**
+ * True when the process that wrote this `submitting` record is certainly gone: no process has
+ * its pid, or the one that has it started at another time. False when it may still be running
+ * or the record names no writer (an older record: the caller falls back to its age).
+ */
+export function writerGone(record: Pick<VaultRecord, 'writer'>, probe: ProcessProbe = systemProcessProbe): boolean {
+  const w = record.writer;
+  if (!w || !Number.isInteger(w.pid) || w.pid <= 0) return false;
+  const now = probe(w.pid);
+  if (!now) return true;
+  if (now.startedAtMs === undefined || !Number.isFinite(w.startedAtMs)) return false;
+  return Math.abs(now.startedAtMs - w.startedAtMs) > START_TOLERANCE_MS;
+}
