@@ -194,7 +194,7 @@ function acquireLock(lockPath: string, timeoutMs: number, staleMs: number): void
   let delay = 2;
   for (;;) {
     if (placeLock(lockPath)) return;
-    let holder = 'unknown';
+    let holder: string;
     try {
       holder = readFileSync(lockPath, 'utf8').trim();
       const pid = Number(holder);

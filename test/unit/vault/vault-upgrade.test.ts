@@ -70,7 +70,7 @@ test('an upgrade killed with SIGKILL halfway loses nothing: the old file stays u
     [h],
   );
   // Kill it as soon as it has written some, not all, records into the new store.
-  let written = 0;
+  let written: number;
   for (;;) {
     const dirs = storeDirs(h);
     try {
