@@ -141,7 +141,7 @@ export class CliProcess {
 
   /** Resolve once `pattern` appears in stderr (or stdout with `on: 'stdout'`); fail after `timeoutMs`. */
   async waitFor(pattern: RegExp, opts: { on?: 'stdout' | 'stderr'; timeoutMs?: number } = {}): Promise<RegExpMatchArray> {
-    const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
     for (;;) {
       const m = (opts.on === 'stdout' ? this.stdout : this.stderr).match(pattern);
       if (m) return m;
@@ -281,7 +281,7 @@ export async function startDemo(opts: DemoOptions = {}): Promise<DemoServer> {
   });
   let m: RegExpMatchArray;
   try {
-    m = await proc.waitFor(/demo-server listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/, { on: 'stdout', timeoutMs: 15_000 });
+    m = await proc.waitFor(/demo-server listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/, { on: 'stdout', timeoutMs: 60_000 });
   } catch (err) {
     proc.kill('SIGKILL');
     throw err;

@@ -282,8 +282,8 @@ export async function startDemoHttp(opts: StartOptions = {}): Promise<DemoHttp> 
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`demo-server did not print its URL within ${opts.startTimeoutMs ?? 15000} ms\nstderr: ${stderr}`));
-    }, opts.startTimeoutMs ?? 15_000);
+      reject(new Error(`demo-server did not print its URL within ${opts.startTimeoutMs ?? 60_000} ms\nstderr: ${stderr}`));
+    }, opts.startTimeoutMs ?? 60_000);
     child.stdout!.on('data', (d: string) => {
       stdout += d;
       const m = /demo-server listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(stdout);
