@@ -1,0 +1,19 @@
+// Preloaded (`node --import`) into third-party servers that listen on a fixed PORT and log the
+// port they were asked for rather than the one they got: it binds every listen() without a host
+// to 127.0.0.1 and reports the real port on stderr, so tests can start them with PORT=0.
+import net from 'node:net';
+
+export const PORT_LINE_PREFIX = 'MCP_TASKS_TEST_LISTENING=';
+
+const originalListen = net.Server.prototype.listen;
+net.Server.prototype.listen = function listenOnLoopback(this: net.Server, ...args: unknown[]) {
+  this.once('listening', () => {
+    const address = this.address();
+    if (address && typeof address === 'object') process.stderr.write(`${PORT_LINE_PREFIX}${address.port}\n`);
+  });
+  // listen(port[, backlog][, callback]) → listen(port, '127.0.0.1'[, ...]).
+  if ((typeof args[0] === 'number' || typeof args[0] === 'string') && typeof args[1] !== 'string') {
+    args.splice(1, 0, '127.0.0.1');
+  }
+  return (originalListen as (...a: unknown[]) => net.Server).apply(this, args);
+} as typeof net.Server.prototype.listen;
