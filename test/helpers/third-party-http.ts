@@ -73,3 +73,9 @@ export async function startHttpServer(t: HasAfter | undefined, script: string, a
 export function startEverythingServer(t?: HasAfter): Promise<RunningServer> {
   return startHttpServer(t, packageBin('@modelcontextprotocol/server-everything'), ['streamableHttp']);
 }
+
+/** The official SDK 1.x `simpleTaskInteractive` example server (elicitation and sampling inside tasks). */
+export function startSdkTaskInteractiveServer(t?: HasAfter): Promise<RunningServer> {
+  const script = require.resolve('@modelcontextprotocol/sdk/examples/server/simpleTaskInteractive.js');
+  return startHttpServer(t, script, []);
+}
