@@ -79,3 +79,8 @@ export function startSdkTaskInteractiveServer(t?: HasAfter): Promise<RunningServ
   const script = require.resolve('@modelcontextprotocol/sdk/examples/server/simpleTaskInteractive.js');
   return startHttpServer(t, script, []);
 }
+
+/** A server built with mcp-framework (npm) with one task-enabled tool (test/fixtures/mcp-framework-server.ts). */
+export function startMcpFrameworkServer(t?: HasAfter): Promise<RunningServer> {
+  return startHttpServer(t, fileURLToPath(new URL('../fixtures/mcp-framework-server.js', import.meta.url)), []);
+}

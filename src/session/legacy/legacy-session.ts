@@ -220,8 +220,8 @@ export class LegacyTaskSession implements TaskSession {
     try {
       validate(CancelTaskResultV1Schema, await this.rpc('tasks/cancel', { taskId }, opts), 'tasks/cancel result');
     } catch (err) {
-      // This generation answers -32602 for a task that already ended: not a loss, if tasks/get agrees.
-      if (!(err instanceof RpcResponseError && err.code === ErrorCode.InvalidParams)) throw err;
+      // The spec says -32602 for a task that already ended (mcp-framework sends -32603): not a loss, if tasks/get agrees.
+      if (!(err instanceof RpcResponseError && (err.code === ErrorCode.InvalidParams || err.code === ErrorCode.InternalError))) throw err;
       const current = await this.tasksGet(taskId, opts).catch(() => undefined);
       if (!current || !isTerminalStatus(current.status)) throw err;
     }
