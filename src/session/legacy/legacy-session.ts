@@ -151,6 +151,10 @@ export class LegacyTaskSession implements TaskSession {
     return this.conn.protocolVersion === 'unknown' ? LEGACY_PROTOCOL_VERSION : this.conn.protocolVersion;
   }
 
+  get serverInfo(): { name: string; version: string } | undefined {
+    return this.conn.serverInfo;
+  }
+
   get tasksAdvertised(): boolean {
     return this.taskCaps !== undefined && hasTaskToolCallCapabilityV1(this.taskCaps);
   }
