@@ -80,7 +80,7 @@ export function startSdkTaskInteractiveServer(t?: HasAfter): Promise<RunningServ
   return startHttpServer(t, script, []);
 }
 
-/** A server built with mcp-framework (npm) with one task-enabled tool (test/fixtures/mcp-framework-server.ts). */
+/** A server built with mcp-framework (npm) with one task-enabled tool (test/helpers/mcp-framework-server.ts). */
 export function startMcpFrameworkServer(t?: HasAfter): Promise<RunningServer> {
-  return startHttpServer(t, fileURLToPath(new URL('../fixtures/mcp-framework-server.js', import.meta.url)), []);
+  return startHttpServer(t, fileURLToPath(new URL('./mcp-framework-server.js', import.meta.url)), []);
 }
