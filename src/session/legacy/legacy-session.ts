@@ -40,9 +40,6 @@ import { SessionEndedError, TaskRequiredError } from './legacy-errors.js';
 
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 
-/** What a client that can answer declares at initialize (server-everything asks only then). */
-export const LEGACY_INPUT_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
-
 const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
 const DEFAULT_INPUT_WAIT_MS = 10_000;
 /** tasks/result blocks until the task ends: the stream is bounded by the session's life, not a request timeout. */
@@ -397,9 +394,10 @@ export interface OpenLegacyOptions extends LegacySessionOptions {
 /** Connect to a 2025-11-25 server (or rejoin a stored session) and wrap it as a TaskSession. */
 export async function openLegacySession(entry: ServerEntry, connectOpts: ConnectOptions, opts: OpenLegacyOptions): Promise<LegacyTaskSession> {
   const { connect } = await import('../../connection/connect.js');
+  // connect() declares elicitation, sampling and roots at initialize: a 2025-11-25 server
+  // (server-everything) asks for input only when the handshake declared it.
   const conn = await connect(entry, {
     ...connectOpts,
-    capabilities: { ...LEGACY_INPUT_CAPABILITIES, ...(connectOpts.capabilities ?? {}) },
     ...(opts.resume?.sessionId ? { resume: { protocolVersion: opts.resume.protocolVersion, sessionId: opts.resume.sessionId } } : {}),
   });
   if (conn.era === 'modern') {
