@@ -4,6 +4,8 @@ import { CliError, ExitCode } from '../../errors.js';
 
 /** The session a task was scoped to is gone (server restarted, session expired or deleted). Exit 6. */
 export class SessionEndedError extends CliError {
+  /** What the vault records as the reason the task is lost. */
+  readonly lostReason = 'the server scoped this task to a session that has ended';
   constructor(server: string) {
     super(
       'lost',

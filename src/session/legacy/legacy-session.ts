@@ -28,7 +28,7 @@ import {
   hasTaskToolCallCapabilityV1,
   type ServerTaskCapabilitiesV1,
 } from '@modelcontextprotocol/ext-tasks/core/v1';
-import type { ConnectOptions, Connection, ServerRequest, ToolInfo } from '../../connection/connect.js';
+import type { ConnectOptions, Connection, RefusedTool, ServerRequest, ToolInfo } from '../../connection/connect.js';
 import { ErrorCode, isTerminalStatus, LEGACY_PROTOCOL_VERSION, type TaskStatus } from '../../protocol/constants.js';
 import { ProtocolViolationError, RpcResponseError, TransportError } from '../../protocol/remote-errors.js';
 import type { CallToolParams, CallToolResult, ToolCallOutcome } from '../../protocol/task-wire.js';
@@ -42,6 +42,8 @@ export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 
 const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
 const DEFAULT_INPUT_WAIT_MS = 10_000;
+/** How long updateTask waits for the server to move a task on after its answers. */
+const ANSWER_SETTLE_MS = 5_000;
 /** tasks/result blocks until the task ends: the stream is bounded by the session's life, not a request timeout. */
 const RESULT_STREAM_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
@@ -140,7 +142,10 @@ export class LegacyTaskSession implements TaskSession {
     const tasks = (conn.serverCapabilities as { tasks?: unknown } | undefined)?.tasks;
     const parsed = tasks === undefined ? undefined : ServerTaskCapabilitiesV1Schema.safeParse(tasks);
     this.taskCaps = parsed?.success ? parsed.data : undefined;
-    if (this.taskCaps && hasTaskListCapabilityV1(this.taskCaps)) this.listTasks = (cursor, ro) => this.listTasksPage(cursor, ro);
+    // A resumed session skipped initialize and does not know the capabilities: tasks/list is tried
+    // (a server without it answers -32601); `list --remote` only resumes after a fresh session showed it.
+    const resumed = conn.serverCapabilities === undefined;
+    if (resumed || (this.taskCaps && hasTaskListCapabilityV1(this.taskCaps))) this.listTasks = (cursor, ro) => this.listTasksPage(cursor, ro);
     conn.interceptServerRequests((r) => this.takeServerRequest(r));
   }
 
@@ -169,6 +174,10 @@ export class LegacyTaskSession implements TaskSession {
   async listTools(): Promise<ToolInfo[]> {
     this.tools = await this.guard(() => this.conn.listTools());
     return this.tools;
+  }
+
+  refusedTools(): RefusedTool[] {
+    return this.conn.refusedTools();
   }
 
   async callTool(p: CallToolParams, opts: RequestOptions = {}): Promise<ToolCallOutcome> {
@@ -207,13 +216,31 @@ export class LegacyTaskSession implements TaskSession {
     return snapshot;
   }
 
-  async updateTask(taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
+  async updateTask(taskId: string, inputResponses: Record<string, unknown>, opts: RequestOptions = {}): Promise<void> {
     // As tasks/update on 2026-07-28: answers to unknown or already-answered keys are ignored.
+    let sent = 0;
     for (const [key, response] of Object.entries(inputResponses)) {
       const p = this.pending.get(key);
       if (!p || p.taskId !== taskId) continue;
       await this.guard(() => this.conn.respond(p.requestId, { result: response }));
       this.pending.delete(key);
+      sent++;
+    }
+    if (sent > 0) await this.untilAnswerTaken(taskId, opts);
+  }
+
+  /**
+   * The server takes a response in on its own time: until it moves the task on (or asks again),
+   * tasks/get still says input_required with nothing pending, which would read as "needs input".
+   * Wait a little for that, polling gently; a server that stays put is reported as it is.
+   */
+  private async untilAnswerTaken(taskId: string, opts: RequestOptions): Promise<void> {
+    const deadline = Date.now() + ANSWER_SETTLE_MS;
+    for (let delayMs = 25; Date.now() < deadline && !opts.signal?.aborted; delayMs = Math.min(delayMs * 2, 400)) {
+      if (this.hasPendingFor(taskId) || this.streams.get(taskId)?.settled) return;
+      const s = await this.tasksGet(taskId, opts);
+      if (s.status !== 'input_required') return;
+      await this.waitUntil(() => this.hasPendingFor(taskId) || this.streams.get(taskId)?.settled !== undefined, delayMs, opts.signal);
     }
   }
 
