@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { homeWithServer, parseJsonDoc, type TestHome } from '../helpers/cli.js';
 import { answersFile, accept } from '../helpers/answers.js';
 import { startEverythingServer, type RunningServer } from '../helpers/third-party-http.js';
+import { KEY, spawnPty } from '../helpers/pty.js';
 import { openLegacySession } from '../../src/session/legacy/legacy-session.js';
 import type { ServerEntry } from '../../src/servers/server-entry.js';
 import { Vault } from '../../src/vault/vault.js';
@@ -153,4 +154,24 @@ test('2025-11-25 CLI: a task whose session the server ended is reported lost wit
   const [after] = storedRecords(h);
   assert.equal(after!.phase, 'lost');
   assert.match(after!.reason ?? '', /session that has ended/);
+});
+
+test('2025-11-25 CLI: in a terminal, call asks the clarification question (served from tasks/result) and the task ends with the answer', async (t) => {
+  const { h } = await everythingHome(t);
+  const pty = spawnPty(['call', 'ev', 'simulate-research-query', 'topic=python', 'ambiguous:=true'], { home: h.dir, timeoutMs: 90_000 });
+  try {
+    await pty.waitFor(/Input request "elicit-[0-9a-f]{12}"/, 60_000);
+    await pty.answer('Your answer', KEY.enter); // Fill in the form
+    assert.match(pty.text(), /server ev/, 'the prompt names the server');
+    assert.match(pty.text(), /could have multiple interpretations/, "the server's question is shown");
+    await pty.answer(/Clarification/, KEY.down, KEY.enter); // the second choice: the snake
+    const end = await pty.done;
+    assert.equal(end.code, 0, end.text);
+    assert.match(end.text, /python \(snake\)/, 'the answer reached the task');
+  } finally {
+    pty.kill();
+  }
+  const [rec] = storedRecords(h);
+  assert.equal(rec!.phase, 'terminal');
+  assert.equal(rec!.inputKeysAnswered.length, 1);
 });
