@@ -20,6 +20,8 @@ export interface TargetOptions {
   server?: string;
   save?: boolean;
   rebind?: boolean;
+  /** The command can answer input (see OpenOptions.serveInput). */
+  serveInput?: boolean;
 }
 
 export function openVault(ctx: Context): Vault {

@@ -5,7 +5,7 @@
 // in-memory record and the vault record change through one path, so they never drift apart.
 import type { Context } from '../context.js';
 import { isTerminalStatus } from '../session/task-session.js';
-import { isUnknownTaskError, type TaskSession } from '../session/task-session.js';
+import { isUnknownTaskError, lostReasonOf, type TaskSession } from '../session/task-session.js';
 import { openSession } from '../session/open-session.js';
 import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
@@ -85,15 +85,19 @@ export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: T
   try {
     return await fn(scope);
   } catch (err) {
-    if (isUnknownTaskError(err)) return report(scope.target, scope.unknown());
+    if (isUnknownTaskError(err)) return report(scope.target, scope.unknown(lostReasonOf(err)));
     throw toCliError(err, scope.target.entry.name) ?? err;
   }
 }
 
 /** Open a session for a resolved target; the failure names the server. */
-export async function openSessionFor(ctx: Context, target: TaskTarget): Promise<TaskSession> {
+export async function openSessionFor(ctx: Context, target: TaskTarget, serveInput = false): Promise<TaskSession> {
   try {
-    return await openSession(ctx, target.entry, { env: reconnectEnv(target.record, ctx.env) });
+    return await openSession(ctx, target.entry, {
+      env: reconnectEnv(target.record, ctx.env),
+      ...(target.record.session ? { resume: target.record.session } : {}),
+      ...(serveInput ? { serveInput } : {}),
+    });
   } catch (err) {
     throw toCliError(err, target.entry.name) ?? err;
   }
@@ -102,7 +106,7 @@ export async function openSessionFor(ctx: Context, target: TaskTarget): Promise<
 /** resolve → connect → run → close, for one task. */
 export async function withTask<T extends Outcome>(ctx: Context, ref: string, opts: TargetOptions, fn: (scope: TaskScope) => Promise<T>): Promise<T | TaskReport> {
   const { vault, target } = await resolveTarget(ctx, ref, opts);
-  const session = await openSessionFor(ctx, target);
+  const session = await openSessionFor(ctx, target, opts.serveInput === true);
   const scope = taskScope(ctx, session, vault, target);
   try {
     return await inScope(scope, fn);
@@ -126,8 +130,10 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
   }
   const sessions = new Map<string, Promise<TaskSession>>();
   const sessionFor = (t: TaskTarget) => {
-    let s = sessions.get(t.entry.name);
-    if (!s) sessions.set(t.entry.name, (s = openSessionFor(ctx, t)));
+    // 2025-11-25 tasks live in the session they were created in: one session per stored session.
+    const key = `${t.entry.name}\0${t.record.session?.sessionId ?? ''}`;
+    let s = sessions.get(key);
+    if (!s) sessions.set(key, (s = openSessionFor(ctx, t, opts.serveInput === true)));
     return s;
   };
   try {

@@ -219,7 +219,12 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .addOption(new Option('--label <k=v>', 'only tasks with this label (repeatable)').argParser(collect))
     .option('--all', 'include finished tasks')
     .option('--limit <n>', 'only the N most recently created', positiveInt)
+    .option('--remote <server>', "the server's own task list (2025-11-25 tasks/list), marking the tasks this vault holds")
     .action(async (opts, cmd: Command) => {
+      if (opts.remote !== undefined) {
+        const { runListRemote } = await import('./commands/list-remote.js');
+        return done(await runListRemote(opts.remote, ctxOf(cmd)));
+      }
       const { runList } = await import('./commands/vault-view.js');
       done(await runList(opts, ctxOf(cmd)));
     });

@@ -27,6 +27,15 @@ export interface ToolInfo {
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+  /** 2025-11-25: whether tools/call may (optional), must (required) or must not (forbidden) ask for a task. */
+  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
+}
+
+/** A request the server sent us (2025-11-25 input: elicitation/create, sampling/createMessage, roots/list). */
+export interface ServerRequest {
+  id: string | number;
+  method: string;
+  params?: Record<string, unknown>;
 }
 
 /** A listed tool mcp-tasks will not call: its `x-mcp-header` declarations break a rule of the spec. */
@@ -53,6 +62,16 @@ export interface Connection {
   /** Tools the last listTools() left out, with the rule each breaks. */
   refusedTools(): RefusedTool[];
   close(): Promise<void>;
+  /** The capabilities the server advertised; undefined on a resumed session (no handshake). */
+  readonly serverCapabilities?: Record<string, unknown>;
+  /** Streamable HTTP on 2025-11-25: the Mcp-Session-Id the server assigned, or the resumed one. */
+  sessionId(): string | undefined;
+  /** Offer server→client requests to `handler` before the SDK's dispatcher; it returns true when it took one. */
+  interceptServerRequests(handler: (request: ServerRequest) => boolean): void;
+  /** Answer a server→client request with a JSON-RPC response. */
+  respond(id: string | number, outcome: { result: unknown } | { error: { code: number; message: string } }): Promise<void>;
+  /** Open the standalone GET stream where a resumed session has none yet (servers may send input there). */
+  openStandaloneStream(): Promise<void>;
 }
 
 export interface ConnectOptions {
@@ -67,6 +86,8 @@ export interface ConnectOptions {
   debug?: (line: string) => void;
   /** A server with a stored sign-in: the OAuth transport (connection/oauth-provider.ts). */
   httpTransport?: import('./oauth-provider.js').HttpTransportFactory;
+  /** Rejoin a 2025-11-25 HTTP session (kept in the vault record) instead of starting a new one. */
+  resume?: { protocolVersion: string; sessionId?: string };
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -110,7 +131,7 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
       try {
         const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
         if (body.error && typeof body.error.code === 'number') {
-          return new RpcResponseError(body.error.code, String(body.error.message ?? ''), body.error.data, method);
+          return new RpcResponseError(body.error.code, String(body.error.message ?? ''), body.error.data, method, status);
         }
       } catch { /* not JSON-RPC: fall through */ }
     }
@@ -166,9 +187,11 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     const token = bearerToken(entry, opts.env);
     // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error.
     const fetch = retryAfterFetch(entry.name);
+    const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
     transport = opts.httpTransport && !token
-      ? opts.httpTransport(url, { requestInit: { headers }, fetch })
+      ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })
       : new StreamableHTTPClientTransport(url, {
+        ...resumeSession,
         requestInit: { headers },
         fetch,
         ...(token ? { authProvider: { token: async () => token } } : {}),
@@ -201,7 +224,10 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const cached = opts.fresh ? undefined : entry.discovered;
   try {
-    if (cached?.era === 'modern' && cached.discover) {
+    if (opts.resume?.sessionId && entry.transport === 'http') {
+      // A preset session id makes the SDK skip initialize: the server already knows this client.
+      await client.connect(transport, { timeout, prior: { kind: 'legacy' } });
+    } else if (cached?.era === 'modern' && cached.discover) {
       await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });
     } else {
       await client.connect(transport, { timeout });
@@ -214,8 +240,9 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     throw e;
   }
 
-  const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
-  const protocolVersion = client.getNegotiatedProtocolVersion() ?? (era === 'modern' ? MODERN_PROTOCOL_VERSION : 'unknown');
+  const resumed = Boolean(opts.resume?.sessionId && entry.transport === 'http');
+  const era = !resumed && client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+  const protocolVersion = client.getNegotiatedProtocolVersion() ?? (resumed ? opts.resume!.protocolVersion : era === 'modern' ? MODERN_PROTOCOL_VERSION : 'unknown');
   const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown>; tasks?: unknown } | undefined;
   const legacyTasksAdvertised = Boolean(caps?.tasks);
   const tasksAdvertised = Boolean(caps?.extensions && Object.prototype.hasOwnProperty.call(caps.extensions, TASKS_EXTENSION_ID));
@@ -230,9 +257,15 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   type Pending = { resolve: (m: Record<string, unknown>) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout };
   const pending = new Map<string, Pending>();
   const abandoned = new Set<string>();
+  let serverRequestHandler: ((request: ServerRequest) => boolean) | undefined;
   const inner = t.onmessage;
   t.onmessage = (msg, extra) => {
     const m = msg as { id?: unknown; method?: unknown };
+    if (serverRequestHandler && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
+      const params = (msg as { params?: unknown }).params;
+      const request: ServerRequest = { id: m.id, method: m.method, ...(params && typeof params === 'object' ? { params: params as Record<string, unknown> } : {}) };
+      if (serverRequestHandler(request)) return;
+    }
     if (typeof m.id === 'string' && m.method === undefined) {
       const p = pending.get(m.id);
       if (p) {
@@ -413,6 +446,23 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       try {
         await client.close();
       } catch { /* already gone */ }
+    },
+    ...(caps ? { serverCapabilities: caps as Record<string, unknown> } : {}),
+    sessionId: () => (t as { sessionId?: string }).sessionId,
+    interceptServerRequests(handler) {
+      serverRequestHandler = handler;
+    },
+    async respond(id, outcome) {
+      try {
+        await t.send({ jsonrpc: '2.0', id, ...outcome } as never);
+      } catch (err) {
+        throw normalizeError(err, 'response', sdk);
+      }
+    },
+    async openStandaloneStream() {
+      // resumeStream without an event id is a plain GET stream (no Last-Event-ID replay).
+      const http = t as { resumeStream?: (lastEventId: string) => Promise<void> };
+      if (entry.transport === 'http' && http.resumeStream) await http.resumeStream('').catch((e: unknown) => opts.debug?.(`standalone stream: ${String(e)}`));
     },
   };
 }

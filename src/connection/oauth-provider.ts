@@ -501,7 +501,7 @@ export async function probeServerAuth(sdk: Sdk, url: string, headers: Record<str
 
 export const IN_PLACE_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
-export type HttpTransportFactory = (url: URL, opts: { requestInit: RequestInit; fetch?: typeof globalThis.fetch }) => import('@modelcontextprotocol/client').Transport;
+export type HttpTransportFactory = (url: URL, opts: { requestInit: RequestInit; fetch?: typeof globalThis.fetch; sessionId?: string; protocolVersion?: string }) => import('@modelcontextprotocol/client').Transport;
 
 /**
  * The transport for a server with a stored sign-in (undefined without one). Refresh is the

@@ -182,12 +182,14 @@ export function renderInputRequests(requests: Record<string, { method: string; p
 }
 
 /** Tools with their hints, one line each (tools, server check). */
-export function renderToolLines(tools: Array<{ name: string; description?: string; annotations?: Record<string, unknown> }>, st: Style): string {
+export function renderToolLines(tools: Array<{ name: string; description?: string; annotations?: Record<string, unknown>; execution?: { taskSupport?: string } }>, st: Style): string {
   const width = Math.max(4, ...tools.map((t) => Math.min(t.name.length, 40)));
   return tools
     .map((t) => {
       const a = t.annotations ?? {};
-      const hints = [a.readOnlyHint ? st.c.green('read-only') : '', a.destructiveHint ? st.c.red('destructive') : '', a.idempotentHint ? st.c.cyan('idempotent') : ''].filter(Boolean).join(' ');
+      // 2025-11-25 tools say whether they run as tasks (execution.taskSupport).
+      const support = t.execution?.taskSupport ? `task: ${sanitize(t.execution.taskSupport, { singleLine: true, maxLength: 20 })}` : '';
+      const hints = [a.readOnlyHint ? st.c.green('read-only') : '', a.destructiveHint ? st.c.red('destructive') : '', a.idempotentHint ? st.c.cyan('idempotent') : '', support].filter(Boolean).join(' ');
       const full = t.description ? sanitize(t.description, { singleLine: true, maxLength: 2000 }) : '';
       const desc = full.length > 90 ? `${full.slice(0, 89)}…` : full;
       return `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(width)}  ${hints ? `[${hints}] ` : ''}${st.c.gray(desc)}\n`;

@@ -4,7 +4,7 @@ import { ErrorCode } from './constants.js';
 
 /** The server answered with a JSON-RPC error. */
 export class RpcResponseError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown, readonly method?: string) {
+  constructor(readonly code: number, message: string, readonly data?: unknown, readonly method?: string, readonly httpStatus?: number) {
     super(message);
     this.name = 'RpcResponseError';
   }

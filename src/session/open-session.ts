@@ -4,12 +4,14 @@
 import type { Connection, RefusedTool, ToolInfo } from '../connection/connect.js';
 export { refusedToolError } from '../connection/connect.js';
 import type { Context } from '../context.js';
-import { LEGACY_PROTOCOL_VERSION, TASKS_EXTENSION_ID } from '../protocol/constants.js';
+import { TASKS_EXTENSION_ID } from '../protocol/constants.js';
 import { sanitize } from '../output/sanitize.js';
 import type { ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
 import { ModernTaskSession } from './modern-session.js';
-import { UnsupportedGenerationError, type TaskGeneration, type TaskSession } from './task-session.js';
+import { LegacyTaskSession } from './legacy/legacy-session.js';
+import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
+import type { SessionResume, TaskGeneration, TaskSession } from './task-session.js';
 
 export { TASKS_EXTENSION_ID };
 
@@ -18,6 +20,14 @@ export interface OpenOptions {
   env?: NodeJS.ProcessEnv;
   /** Ignore the cached discover result and probe afresh (`server check`). */
   fresh?: boolean;
+  /** 2025-11-25: the session a vaulted task was created in (its record's `session`), rejoined instead of a new one. */
+  resume?: SessionResume;
+  /**
+   * The command can answer input (a terminal, --answers, `answer`). On 2025-11-25 only then is
+   * tasks/result opened on an input_required task: the server may hand its queued question to
+   * whoever opens it, and a command that cannot answer would drop it.
+   */
+  serveInput?: boolean;
 }
 
 /** What `server check` and `tools` show about a server, whichever generation it speaks. */
@@ -31,6 +41,8 @@ export interface ServerProbe {
   readonly tasksAdvertised: boolean;
   /** The 2025-11-25 experimental tasks capability is advertised. */
   readonly legacyTasksAdvertised: boolean;
+  /** 2025-11-25: what `capabilities.tasks` offers (tasks/list, tasks/cancel, tasks for tools/call). */
+  readonly legacyTasks?: { list: boolean; cancel: boolean; toolsCall: boolean };
   listTools(): Promise<ToolInfo[]>;
   refusedTools(): RefusedTool[];
   close(): Promise<void>;
@@ -52,10 +64,13 @@ async function connectServer(ctx: Context, entry: ServerEntry, opts: OpenOptions
       ? await import('../connection/oauth-provider.js').then((m) => m.signInTransportFor(m.signInIO(ctx), entry, { tty: ctx.interactive, storedAuthOnly: ctx.storedAuthOnly }))
       : undefined;
   const started = ctx.now();
+  // The session id, like a token, never shows up in -v output.
+  if (opts.resume?.sessionId) ctx.redact(opts.resume.sessionId);
   const conn = await connect(entry, {
     ...(httpTransport ? { httpTransport } : {}),
     env,
     ...(opts.fresh ? { fresh: true } : {}),
+    ...(opts.resume?.sessionId ? { resume: { protocolVersion: opts.resume.protocolVersion, sessionId: opts.resume.sessionId } } : {}),
     debug: (l) => ctx.debug(l),
     onServerStderr: (line) => ctx.debug(`[${entry.name} stderr] ${sanitize(line, { singleLine: true, maxLength: 300 })}`),
   });
@@ -80,12 +95,13 @@ const generationOf = (conn: Connection): TaskGeneration => (conn.era === 'modern
 export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<TaskSession> {
   const conn = await connectServer(ctx, entry, opts);
   const generation = generationOf(conn);
+  // A resumed session skipped the handshake: nothing new was learnt to cache.
+  if (!opts.resume?.sessionId) await rememberEra(ctx, entry, conn, opts.fresh === true);
   if (generation === '2025-11-25') {
-    // The 2025-11-25 generation plugs in here (src/session/legacy*/); until then, a clear refusal.
-    await conn.close();
-    throw new UnsupportedGenerationError(entry.name, conn.protocolVersion === 'unknown' ? LEGACY_PROTOCOL_VERSION : conn.protocolVersion, generation);
+    const sessionId = conn.sessionId();
+    if (sessionId) ctx.redact(sessionId);
+    return new LegacyTaskSession(conn, { serverName: entry.name, serveInput: opts.serveInput === true, debug: (l) => ctx.debug(l) });
   }
-  await rememberEra(ctx, entry, conn, opts.fresh === true);
   return new ModernTaskSession(conn);
 }
 
@@ -100,8 +116,14 @@ export async function probeServer(ctx: Context, entry: ServerEntry, opts: OpenOp
     ...(conn.serverInfo ? { serverInfo: conn.serverInfo } : {}),
     tasksAdvertised: conn.tasksAdvertised,
     legacyTasksAdvertised: conn.legacyTasksAdvertised,
+    ...(conn.legacyTasksAdvertised ? { legacyTasks: legacyTaskOffer(conn) } : {}),
     listTools: () => conn.listTools(),
     refusedTools: () => conn.refusedTools(),
     close: () => conn.close(),
   };
+}
+
+function legacyTaskOffer(conn: Connection): { list: boolean; cancel: boolean; toolsCall: boolean } {
+  const tasks = ((conn.serverCapabilities as { tasks?: ServerTaskCapabilitiesV1 } | undefined)?.tasks ?? {}) as ServerTaskCapabilitiesV1;
+  return { list: tasks.list !== undefined, cancel: tasks.cancel !== undefined, toolsCall: tasks.requests?.tools?.call !== undefined };
 }

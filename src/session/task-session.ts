@@ -64,7 +64,13 @@ export interface TaskSession {
  * Every generation reports failures with the typed errors of protocol/remote-errors.ts; these
  * predicates let app/ and commands decide on them without reaching into the wire layer.
  */
-export const isUnknownTaskError = (err: unknown): boolean => err instanceof RpcResponseError && err.isUnknownTask;
+export const isUnknownTaskError = (err: unknown): boolean => (err instanceof RpcResponseError && err.isUnknownTask) || lostReasonOf(err) !== undefined;
+
+/** Why a failure means the task is gone, when the error says (2025-11-25: its session ended). */
+export const lostReasonOf = (err: unknown): string | undefined => {
+  const reason = (err as { lostReason?: unknown } | null)?.lostReason;
+  return typeof reason === 'string' ? reason : undefined;
+};
 
 /** A failed request that may still have reached the server (so its effect is in doubt). */
 export const mayHaveArrived = (err: unknown): boolean => (err instanceof TransportError ? err.requestMayHaveArrived : false);

@@ -53,6 +53,11 @@ export interface VaultRecord {
   inputKeysAnswered: string[];
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
+  /**
+   * 2025-11-25: the server session the task was created in (Mcp-Session-Id and negotiated version),
+   * rejoined by later commands because many servers scope tasks to it. Absent on 2026-07-28.
+   */
+  session?: { protocolVersion: string; sessionId?: string };
   /** Why the record is lost or in doubt, in words. */
   reason?: string;
   labels: Record<string, string>;

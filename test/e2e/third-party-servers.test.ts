@@ -1,5 +1,6 @@
 // Our client against servers we did not write: the reference @modelcontextprotocol/server-everything
 // from npm (it speaks the 2025-11-25 generation with its experimental tasks capability), over stdio.
+// Over Streamable HTTP, with sessions resumed across processes: legacy-everything-cli.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -12,7 +13,7 @@ const pkg = require('@modelcontextprotocol/server-everything/package.json') as {
 const binRel = typeof pkg.bin === 'string' ? pkg.bin : Object.values(pkg.bin ?? {})[0]!;
 const everything = [process.execPath, join(pkgDir, binRel)];
 
-test('server-everything (2025-11-25): check names its era; tools are listed; task commands refuse it clearly', async () => {
+test('server-everything (2025-11-25) over stdio: check names the generation; a plain call answers; a task runs to completion', async () => {
   const h = newHome();
   await h.ok(['server', 'add', 'everything', '--', ...everything]);
 
@@ -20,20 +21,25 @@ test('server-everything (2025-11-25): check names its era; tools are listed; tas
   assert.equal(check.code, 0, check.stderr);
   const report = parseJsonDoc(check.stdout);
   assert.equal(report.era, 'legacy');
+  assert.equal(report.generation, '2025-11-25');
   assert.equal(report.protocolVersion, '2025-11-25');
   assert.equal(report.tasksExtension, false);
   assert.equal(report.legacyTasks, true, 'it advertises the 2025-11-25 tasks capability instead');
   assert.ok(report.tools.some((t: { name: string }) => t.name === 'echo'), 'its tools are listed');
 
   const human = await h.run(['server', 'check', 'everything'], { timeoutMs: 60_000 });
-  assert.match(human.stdout, /speaks only 2025-11-25/);
+  assert.match(human.stdout, /2025-11-25 experimental tasks capability/);
 
-  const call = await h.run(['call', 'everything', 'echo', 'message=hi'], { timeoutMs: 60_000 });
-  assert.equal(call.code, 7, call.stderr);
-  assert.match(call.stderr, /speaks only 2025-11-25/);
-  assert.match(call.stderr, /next: /);
+  const call = await h.run(['--json', 'call', 'everything', 'echo', 'message=hi'], { timeoutMs: 60_000 });
+  assert.equal(call.code, 0, call.stderr);
+  assert.match(call.stdout, /Echo: hi/);
   assert.doesNotMatch(call.stderr, /\n\s+at /, 'no stack trace');
-  // Nothing was submitted: the vault holds no record of it.
+
+  const research = await h.run(['--json', 'call', 'everything', 'simulate-research-query', 'topic=stdio'], { timeoutMs: 60_000 });
+  assert.equal(research.code, 0, research.stderr);
+  const done = parseJsonDoc(research.stdout);
+  assert.equal(done.status, 'completed');
+  assert.match(JSON.stringify(done.result), /Research Report: stdio/);
   const list = await h.run(['--json', 'list', '--all']);
-  assert.deepEqual(parseJsonDoc(list.stdout), []);
+  assert.ok(parseJsonDoc(list.stdout).some((r: { taskId: string; status: string }) => r.taskId === done.taskId && r.status === 'completed'), 'the result is in the vault');
 });

@@ -12,7 +12,8 @@ import { relistedKeys } from '../../tasks/input-stuck.js';
 
 export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOptions): Promise<TaskReport> {
   if (opts.answers === '-' && ref === '-') throw new CliError('usage', 'stdin cannot carry both the taskId and the answers', 'Give the task by prefix or label, or the answers as a file.');
-  return withTask(ctx, ref, opts, async (scope) => {
+  // Answering is the one command that always serves input (2025-11-25 opens tasks/result for it).
+  return withTask(ctx, ref, { ...opts, serveInput: true }, async (scope) => {
     const { target, session } = scope;
     const before = await session.getTask(target.taskId, { signal: ctx.interrupt });
     scope.observe(before);

@@ -24,7 +24,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   // Open (or create) the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
   vault.prepare();
 
-  const session = await withServerName(server, () => openSession(ctx, entry));
+  const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined }));
   try {
     return await withServerName(server, async () => {
       const tools = await session.listTools();
@@ -63,6 +63,9 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       );
       if (session.protocolVersion) record.server.protocolVersion = session.protocolVersion;
       if (session.serverInfo) record.server.serverInfo = session.serverInfo;
+      // 2025-11-25: the session the task will live in goes to disk with the intent, before the request.
+      const resume = session.resumeState();
+      if (resume) record.session = resume;
       // The intent is on disk before the request leaves: a crash from here on is recoverable.
       vault.put(record);
       return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }));

@@ -109,13 +109,17 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
   if (!sameIdentity(identityOf(entry, ctx.home), rec.server.identity)) {
     throw new CliError('invalid-input', `server "${rec.server.name}" now points at ${describeIdentity(identityOf(entry, ctx.home))}, not ${describeIdentity(rec.server.identity)} where this operation was sent`, 'Restore the server entry before resubmitting.');
   }
-  const session = await openSessionFor(ctx, { record: rec, entry, persisted: true, taskId: '' });
+  // New work goes out in a new session (2025-11-25), recorded before the request like the first one.
+  const session = await openSessionFor(ctx, { record: { ...rec, session: undefined }, entry, persisted: true, taskId: '' });
   try {
     const at = new Date(ctx.now()).toISOString();
+    const resume = session.resumeState();
     const updated = vault.update(rec.opId, (r) => {
       r.phase = 'submitting';
       r.updatedAt = at;
       delete r.reason;
+      if (resume) r.session = resume;
+      else delete r.session;
     })!;
     if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
     return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}), resubmission: true }));

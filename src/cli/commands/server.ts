@@ -251,26 +251,33 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
       server: name,
       protocolVersion: conn.protocolVersion,
       era: conn.era,
+      generation: conn.generation,
       serverInfo: conn.serverInfo ?? null,
       tasksExtension: conn.tasksAdvertised,
       legacyTasks: conn.legacyTasksAdvertised,
-      tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {} })),
+      legacyTaskCapabilities: conn.legacyTasks ?? null,
+      tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {}, ...(t.execution?.taskSupport ? { taskSupport: t.execution.taskSupport } : {}) })),
     };
     if (ctx.json) ctx.stdout.write(jsonLine(report));
     else {
       const st = makeStyle(ctx.color);
       const info = conn.serverInfo ? `${sanitize(conn.serverInfo.name, { singleLine: true, maxLength: 100 })} ${sanitize(conn.serverInfo.version, { singleLine: true, maxLength: 40 })}` : 'unnamed server';
       ctx.stdout.write(`${st.c.bold(name)}: ${info}\n`);
-      ctx.stdout.write(`  protocol  ${conn.protocolVersion} (${conn.era === 'modern' ? 'stateless 2026-07-28 era' : 'legacy session era'})\n`);
+      ctx.stdout.write(`  protocol  ${conn.protocolVersion} (${conn.era === 'modern' ? 'stateless 2026-07-28 era, the tasks extension generation' : 'session era, the 2025-11-25 experimental tasks generation'})\n`);
       ctx.stdout.write(
-        `  tasks     ${conn.tasksAdvertised ? st.c.green(`${TASKS_EXTENSION_ID} advertised`) : conn.legacyTasksAdvertised ? st.c.yellow('only the 2025-11-25 experimental tasks capability (not supported by mcp-tasks)') : st.c.yellow('extension not advertised: tools will answer synchronously')}\n`,
+        `  tasks     ${conn.tasksAdvertised ? st.c.green(`${TASKS_EXTENSION_ID} advertised`) : conn.legacyTasks ? legacyTasksLine(conn.legacyTasks, st) : st.c.yellow(conn.era === 'modern' ? 'extension not advertised: tools will answer synchronously' : 'no tasks capability: tools will answer synchronously')}\n`,
       );
       ctx.stdout.write(`  tools     ${tools.length}\n`);
       ctx.stdout.write(renderToolLines(tools, st));
-      if (conn.era !== 'modern') ctx.stdout.write(st.c.yellow(`  this server speaks only ${conn.protocolVersion}: call/get/watch need the 2026-07-28 tasks extension\n`));
     }
     return ExitCode.Ok;
   } finally {
     await conn.close();
   }
+}
+
+/** What a 2025-11-25 server's `capabilities.tasks` offers, in words. */
+function legacyTasksLine(t: { list: boolean; cancel: boolean; toolsCall: boolean }, st: ReturnType<typeof makeStyle>): string {
+  const offers = [t.toolsCall ? 'tools/call as tasks' : '', 'tasks/get', 'tasks/result', t.list ? 'tasks/list' : '', t.cancel ? 'tasks/cancel' : ''].filter(Boolean).join(', ');
+  return `${st.c.green('2025-11-25 experimental tasks capability')}: ${offers}${t.toolsCall ? '' : st.c.yellow(' (no tasks for tools/call: tools answer synchronously)')}`;
 }

@@ -32,7 +32,7 @@ export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Con
   if (opts.answers === '-' && refs.includes('-')) throw usageError('stdin cannot carry both a taskId and the answers');
   readAnswers(ctx, opts.answers);
   const multi = refs.length > 1;
-  const reports = await withTasks(ctx, refs, opts, async (scope) => {
+  const reports = await withTasks(ctx, refs, { ...opts, serveInput: ctx.interactive || opts.answers !== undefined }, async (scope) => {
     const initial = scope.target.record.last;
     const streamed: { last?: TaskSnapshot } = {};
     const end = await followTask(scope, {

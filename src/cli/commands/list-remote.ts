@@ -1,0 +1,84 @@
+// `list --remote <server>`: the server's own task list, where its generation has one (2025-11-25
+// `tasks/list` with `capabilities.tasks.list`; 2026-07-28 has no enumeration on purpose), with
+// the tasks the vault holds marked. Many 2025-11-25 servers scope tasks to a session, so the list
+// is read through a new session and through every session the vault holds for that server.
+import type { Context } from '../../context.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { openVault } from '../../app/task-target.js';
+import { toCliError } from '../../app/remote-error.js';
+import { openSession } from '../../session/open-session.js';
+import { lostReasonOf, type SessionResume, type TaskSession } from '../../session/task-session.js';
+import { ServerStore } from '../../servers/server-store.js';
+import { jsonLine, makeStyle, statusWord } from '../../output/render.js';
+import { sanitize } from '../../output/sanitize.js';
+import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
+import { typeableRef, type VaultRecord } from '../../vault/vault-record.js';
+
+async function listAll(session: TaskSession, ctx: Context, into: Map<string, TaskSnapshot>): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const page = await session.listTasks!(cursor, { signal: ctx.interrupt });
+    for (const t of page.tasks) if (!into.has(t.taskId)) into.set(t.taskId, t);
+    cursor = page.nextCursor;
+  } while (cursor);
+}
+
+export async function runListRemote(server: string, ctx: Context): Promise<number> {
+  const entry = new ServerStore(ctx.home).get(server);
+  const held = new Map<string, VaultRecord>();
+  for (const r of openVault(ctx).list()) if (r.server.name === server && r.taskId) held.set(r.taskId, r);
+  const sessions = new Map<string, SessionResume>();
+  for (const r of held.values()) if (r.session?.sessionId) sessions.set(r.session.sessionId, r.session);
+
+  const found = new Map<string, TaskSnapshot>();
+  const fresh = await openSession(ctx, entry).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
+  try {
+    if (!fresh.listTasks) {
+      throw new CliError(
+        'invalid-input',
+        fresh.generation === '2026-07-28'
+          ? `server "${server}" speaks 2026-07-28, whose tasks extension has no task list by design (task ids are bearer handles)`
+          : `server "${server}" does not offer tasks/list (capabilities.tasks.list is not advertised)`,
+        `\`mcp-tasks list --server ${server}\` shows the tasks this vault holds for it.`,
+      );
+    }
+    await listAll(fresh, ctx, found).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
+  } finally {
+    await fresh.close();
+  }
+  for (const resume of sessions.values()) {
+    let session: TaskSession | undefined;
+    try {
+      session = await openSession(ctx, entry, { resume });
+      if (session.listTasks) await listAll(session, ctx, found);
+    } catch (err) {
+      // A session the server has ended lists nothing; its tasks are reported lost by get/watch.
+      if (lostReasonOf(err) === undefined) throw toCliError(err, server) ?? err;
+      ctx.debug(`a stored session of ${server} has ended: ${lostReasonOf(err)}`);
+    } finally {
+      await session?.close();
+    }
+  }
+
+  const tasks = [...found.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  if (ctx.json) {
+    ctx.stdout.write(jsonLine(tasks.map((t) => {
+      const rec = held.get(t.taskId);
+      return { ...t, server, inVault: rec !== undefined, ...(rec ? { opId: rec.opId, operation: { method: rec.operation.method, name: rec.operation.name }, labels: rec.labels } : {}) };
+    })));
+    return ExitCode.Ok;
+  }
+  if (tasks.length === 0) {
+    ctx.stdout.write(`server ${server} lists no tasks\n`);
+    return ExitCode.Ok;
+  }
+  const st = makeStyle(ctx.color);
+  for (const t of tasks) {
+    const rec = held.get(t.taskId);
+    const id = rec ? typeableRef(rec, 10) : sanitize(t.taskId, { singleLine: true, maxLength: 10 });
+    const what = rec ? `${rec.operation.name}  ${st.c.green('in vault')}` : st.c.gray('not in this vault');
+    const message = t.statusMessage ? `  ${st.c.gray(sanitize(t.statusMessage, { singleLine: true, maxLength: 80 }))}` : '';
+    ctx.stdout.write(`${id.padEnd(10)}  ${statusWord(t.status as never, st, false)}  ${what}  ${st.c.gray(t.createdAt.replace('T', ' ').slice(0, 19))}${message}\n`);
+  }
+  return ExitCode.Ok;
+}
