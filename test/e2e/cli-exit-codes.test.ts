@@ -177,7 +177,6 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     assert.match(r.stderr, /retry 1\/2/);
     assert.match(r.stderr, /retry 2\/2/);
     assert.match(r.stderr, /unreachable.*The handle is kept/);
-    assert.ok(r.ms < 15_000, `watch took ${r.ms} ms to give up with MCP_TASKS_RETRY=2,50`);
     const list = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ phase: string }>;
     assert.equal(list[0]?.phase, 'active');
   });
@@ -330,7 +329,6 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     const h = await homeWithServer('web', demo.url);
     const r = await h.run(['call', 'web', 'slow_compute', 'seconds=30', '--timeout', '1s', '--label', 'job=long']);
     assert.equal(r.code, 124, r.stderr);
-    assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
     assert.match(r.stderr, /--timeout was reached; the handle is kept/);
     const list = parseJsonDoc((await h.run(['--json', 'list'])).stdout) as Array<{ status: string; phase: string; labels: Record<string, string> }>;
     assert.equal(list.length, 1);

@@ -98,17 +98,18 @@ test('demo-server faults', { concurrency: true }, async (t) => {
     }),
 
     t.test('slow-get=<ms>: every tasks/get takes at least that long, concurrently', async (t) => {
-      const demo = await startDemoHttp({ t, faults: ['slow-get=600'] });
+      const demo = await startDemoHttp({ t, faults: ['slow-get=2500'] });
       const created = await createTask(demo, 'slow_compute', { seconds: 1 });
       for (let i = 0; i < 2; i++) {
         const t0 = Date.now();
         ok(await getTask(demo, created.taskId));
-        assert.ok(Date.now() - t0 >= 595, `tasks/get answered after ${Date.now() - t0} ms`);
+        assert.ok(Date.now() - t0 >= 2495, `tasks/get answered after ${Date.now() - t0} ms`);
       }
       // Concurrent gets are delayed in parallel, not queued one after another.
       const t1 = Date.now();
       await Promise.all([getTask(demo, created.taskId), getTask(demo, created.taskId), getTask(demo, created.taskId)]);
-      assert.ok(Date.now() - t1 < 1750, `three concurrent slow gets took ${Date.now() - t1} ms (one after another would be ≥ 1800)`);
+      // Queued one after another they would take at least 3 × 2500 ms by construction.
+      assert.ok(Date.now() - t1 < 7500, `three concurrent slow gets took ${Date.now() - t1} ms (one after another would be ≥ 7500)`);
     }),
 
     t.test('hostile-text: escape sequences and 5,000-character lines in status messages, prompts and results — as valid JSON on the wire', async (t) => {

