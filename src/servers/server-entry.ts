@@ -1,7 +1,8 @@
 // Named servers: what `server add` stores and what `connect` needs. Secrets are never stored
 // in clear here: a bearer token is referenced by the name of the variable that holds it.
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { defaultDemoStore } from '../home.js';
 
 export interface HttpServerEntry {
@@ -54,7 +55,7 @@ export type ServerIdentity =
 
 export const DEMO_SERVER_NAME = 'demo';
 
-const BIN_PATH = fileURLToPath(new URL('../../../bin/mcp-tasks.js', import.meta.url));
+const BIN_PATH = join(PACKAGE_ROOT, 'bin', 'mcp-tasks.js');
 
 /** The built-in `demo` server: the embedded demo server over stdio, its store in the home dir. */
 export function demoEntry(home: string): StdioServerEntry {
