@@ -45,7 +45,22 @@ export interface DiscoveredEra {
   /** The DiscoverResult, replayed to the SDK so a modern connection needs no probe. */
   discover?: Record<string, unknown>;
   checkedAt: string;
+  /** The server's tools as last listed, so a `call` within TOOLS_CACHE_TTL_MS skips tools/list. */
+  tools?: CachedTool[];
+  toolsListedAt?: string;
 }
+
+/** A tool as tools/list described it (server text: sanitized wherever it is shown). */
+export interface CachedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+}
+
+/** How long a listed tool set is used without asking again; `server check` refreshes it at once. */
+export const TOOLS_CACHE_TTL_MS = 10 * 60_000;
 
 /** The identity a task handle is bound to: a handle is only ever sent where it was created. */
 export type ServerIdentity =
