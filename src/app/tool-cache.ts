@@ -5,13 +5,16 @@ import type { Connection, ToolInfo } from '../connection/connect.js';
 import { ServerStore } from '../servers/server-store.js';
 import { TOOLS_CACHE_TTL_MS, type ServerEntry } from '../servers/server-entry.js';
 
-/** The cached tools when fresh for this protocol version and naming `wanted`; else listed live (and cached). */
-export async function toolsFor(ctx: Context, entry: ServerEntry, conn: Pick<Connection, 'listTools' | 'protocolVersion'>, wanted?: string): Promise<ToolInfo[]> {
+/**
+ * The cached tools when fresh for this protocol version and naming `wanted`; else listed live (and
+ * cached). Only callable tools are cached: a refused one is never named, so it is listed live.
+ */
+export async function toolsFor(ctx: Context, entry: ServerEntry, conn: Pick<Connection, 'listTools' | 'adoptTools' | 'protocolVersion'>, wanted?: string): Promise<ToolInfo[]> {
   const d = entry.discovered;
   const age = d?.toolsListedAt ? ctx.now() - Date.parse(d.toolsListedAt) : Infinity;
   if (d?.tools && d.protocolVersion === conn.protocolVersion && age >= 0 && age < TOOLS_CACHE_TTL_MS && (wanted === undefined || d.tools.some((t) => t.name === wanted))) {
     ctx.debug(`tools of ${entry.name} from the cache (listed ${Math.round(age / 1000)} s ago)`);
-    return d.tools;
+    return conn.adoptTools(d.tools);
   }
   const tools = await conn.listTools();
   await rememberTools(ctx, entry, conn.protocolVersion, tools);
