@@ -118,10 +118,10 @@ req.end(payload);
 function installMcpdo(work) {
   const dir = join(work, 'peers');
   mkdirSync(dir, { recursive: true });
-  const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, '@modelcontextprotocol/inspector'], { encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, '@modelcontextprotocol/inspector@^2.12.0'], { encoding: 'utf8', timeout: 600_000 });
   const mcpdo = join(dir, 'node_modules', '.bin', 'mcpdo');
   if (r.status !== 0 || !existsSync(mcpdo)) {
-    console.log(`  (mcpdo: could not install @modelcontextprotocol/inspector: ${(r.stderr || '').trim().split('\n').pop()})`);
+    console.log(`  (mcpdo: could not install @modelcontextprotocol/inspector: ${(r.stderr || r.stdout || 'no mcpdo bin').trim().split('\n').pop()})`);
     return undefined;
   }
   return mcpdo;
