@@ -27,6 +27,15 @@ await build({
   external: ['@napi-rs/keyring'],
   // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins.
   banner: { js: "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);" },
+  // The SDK client's Node shim, with its AJV validator loaded on first use (see the module).
+  plugins: [
+    {
+      name: 'lazy-sdk-validator',
+      setup(b) {
+        b.onResolve({ filter: /^@modelcontextprotocol\/client\/_shims$/ }, () => ({ path: `${root}src/connection/sdk-node-shims.ts` }));
+      },
+    },
+  ],
   legalComments: 'none',
   logLevel: 'warning',
 });
