@@ -1,8 +1,7 @@
 // The tool list a `call` needs, from the server entry's cache while it is fresh: a call on a
 // known server then costs one round trip (tools/call) instead of two. `server check` refreshes it.
 import type { Context } from '../context.js';
-import type { ToolInfo } from '../connection/connect.js';
-import type { TaskSession } from '../session/task-session.js';
+import type { TaskSession, ToolInfo } from '../session/task-session.js';
 import { ServerStore } from '../servers/server-store.js';
 import { TOOLS_CACHE_TTL_MS, type ServerEntry } from '../servers/server-entry.js';
 
