@@ -13,13 +13,14 @@
 // Targets (issue 10), checked here, never in the tests:
 //   at 100,000 records: get and call --detach within 1.25× their 10-record wall time, peak RSS
 //   within +20 MiB; list --json --limit 50 within 1.25×; list --all --json linear and under 2 s.
-// And from before: get ≤ 2.5× a bare fetch of the same tasks/get; --help ≤ 3× `node -e 0`.
+// Start-up targets (issue 15): see scripts/bench-startup.mjs.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchStartup } from './bench-startup.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'mcp-tasks.js');
@@ -139,31 +140,10 @@ const demo = await startDemo();
 try {
   console.log(`mcp-tasks bench (${RUNS} runs each, medians; node ${process.version}; peak RSS from ${gnuTime ? 'GNU time (wait4 in the parent)' : "the child's getrusage at exit"})\n`);
 
-  // Start-up floors, on a small vault.
-  const small = join(work, 'home-floor');
-  runOnce([bin, 'server', 'add', 'bench', '--url', demo.url], { MCP_TASKS_HOME: small });
-  const created = JSON.parse(runOnce([bin, '--json', 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach', '--label', 'bench=get'], { MCP_TASKS_HOME: small }).stdout);
-  const floorScript = join(work, 'floor.mjs');
-  writeFileSync(
-    floorScript,
-    `const id = process.argv[3];
-const r = await fetch(process.argv[2], { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/get', 'mcp-name': id },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: id, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'floor', version: '0' }, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } } } }) });
-const body = await r.json();
-if (!body.result) { console.error(JSON.stringify(body)); process.exit(1); }
-`,
-  );
-  const f = measure({
-    nodeFloor: { args: ['-e', '0'] },
-    fetchFloor: { args: [floorScript, demo.url, created.taskId] },
-    get: { args: [bin, 'get', 'get'], env: { MCP_TASKS_HOME: small } },
-    help: { args: [bin, '--help'] },
-  });
-  console.log('start-up');
-  console.log(`  node -e 0                         ${fmt(f.nodeFloor.ms)}  ${mib(f.nodeFloor.rssMiB)}`);
-  console.log(`  bare fetch of tasks/get (floor)   ${fmt(f.fetchFloor.ms)}  ${mib(f.fetchFloor.rssMiB)}`);
-  console.log(`  mcp-tasks get <ref> (HTTP)        ${fmt(f.get.ms)}  ${mib(f.get.rssMiB)}   ${(f.get.ms / f.fetchFloor.ms).toFixed(2)}× fetch floor  ${verdict(f.get.ms / f.fetchFloor.ms <= 2.5, '≤ 2.5×')}`);
-  console.log(`  mcp-tasks --help                  ${fmt(f.help.ms)}  ${mib(f.help.rssMiB)}   ${(f.help.ms / f.nodeFloor.ms).toFixed(2)}× node -e 0   ${verdict(f.help.ms / f.nodeFloor.ms <= 3, '≤ 3×')}`);
+  // Start-up (get against node:http and fetch floors, --help against node -e 0, peers) on every Node
+  // line available, side by side: scripts/bench-startup.mjs.
+  await benchStartup({ runs: RUNS });
+  console.log('');
 
   // The same commands on vaults of growing size: each home gets one real task to get, then is
   // seeded with synthetic records (older than it), through the vault's own code.

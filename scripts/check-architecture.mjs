@@ -33,7 +33,10 @@ const CLI_ERROR_NAMES = new Set(['CliError', 'usageError']);
 
 /** `--help` must stay light: none of these on the static import path from the entry point. */
 const STARTUP_ENTRY = 'bin.ts';
-const STARTUP_FORBIDDEN_PACKAGES = /^(@modelcontextprotocol\/|zod(\/|$)|@inquirer\/|ora$|conf$)/;
+const STARTUP_FORBIDDEN_PACKAGES = /^(@modelcontextprotocol\/|zod(\/|$)|@inquirer\/|ora$|conf$|chalk$)/;
+
+/** Terminal dressing: loaded with await import() only where output goes to a TTY, never statically (--json, pipes and CI never pay for it). */
+const TTY_ONLY_PACKAGES = /^(chalk|ora)$/;
 
 /** Only the entry point and the demo server's own process end the process. */
 const PROCESS_EXIT_ALLOWED = ['bin.ts', 'demo/stdio-server.ts'];
@@ -276,6 +279,14 @@ function ruleStartup(graph) {
   return out;
 }
 
+function ruleTtyOnly(graph) {
+  const out = [];
+  for (const [rel, node] of graph)
+    for (const imp of node.imports)
+      if (imp.kind === 'static' && imp.external && TTY_ONLY_PACKAGES.test(imp.external)) out.push(`${rel}:${imp.line} imports ${imp.external} statically; load it with await import() on the TTY path only`);
+  return out;
+}
+
 function ruleProcessExit(graph) {
   const out = [];
   for (const n of graph.values()) {
@@ -296,6 +307,7 @@ export const RULES = {
   cycles: ruleCycles,
   'cli-error': ruleCliError,
   startup: ruleStartup,
+  'tty-only': ruleTtyOnly,
   'process-exit': ruleProcessExit,
   resolvable: ruleResolvable,
 };

@@ -86,10 +86,15 @@ export const realSleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
+/** Colour: a TTY on stdout, no NO_COLOR, no --no-color, no --json. */
+export function wantsColor(opts: GlobalOptions, io: Pick<ProcessIO, 'stdout' | 'env'>): boolean {
+  return opts.color !== false && !('NO_COLOR' in io.env && io.env.NO_COLOR !== '') && Boolean(io.stdout.isTTY) && !opts.json;
+}
+
 export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
   const env = io.env;
   const json = Boolean(opts.json);
-  const color = opts.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && Boolean(io.stdout.isTTY) && !json;
+  const color = wantsColor(opts, io);
   const interactive = opts.input !== false && io.stdinIsTTY && !env.CI;
   const verbose = Boolean(opts.verbose);
   const secrets = new Set<string>();

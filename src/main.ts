@@ -1,7 +1,7 @@
 // Builds the program, runs it, and maps typed errors to the contract's exit codes.
 // The only place that decides an exit code for a failure.
 import { CommanderError } from 'commander';
-import { buildContext, type Context, type GlobalOptions, type ProcessIO } from './context.js';
+import { buildContext, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { buildProgram } from './cli/program.js';
 import { VERSION } from './version.js';
@@ -18,6 +18,10 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     writeOut: (s) => io.stdout.write(s),
     writeErr: (s) => io.stderr.write(s),
     outputError: (s, write) => write(explainOptionLikeRef(s, argv)),
+  });
+  // chalk only for an action whose output is coloured (a TTY): --json, pipes and --help never load it.
+  program.hook('preAction', async (_program, action) => {
+    if (wantsColor(action.optsWithGlobals() as GlobalOptions, io)) await (await import('./output/render.js')).loadColor();
   });
   try {
     await program.parseAsync(argv, { from: 'user' });

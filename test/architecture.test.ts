@@ -32,6 +32,7 @@ const planted: Record<string, { rule: string; count: number; mentions: RegExp }>
   'startup-sdk': { rule: 'startup', count: 1, mentions: /@modelcontextprotocol\/client: bin\.ts -> main\.ts -> cli\/program\.ts -> cli\/commands\/answer\.ts/ },
   'startup-zod': { rule: 'startup', count: 1, mentions: /loads zod/ },
   'startup-prompts': { rule: 'startup', count: 1, mentions: /loads @inquirer\/prompts/ },
+  'tty-only': { rule: 'tty-only', count: 1, mentions: /output\/render\.ts:1 imports chalk statically/ },
   'process-exit': { rule: 'process-exit', count: 1, mentions: /app\/report\.ts:1 calls process\.exit/ },
   resolvable: { rule: 'resolvable', count: 1, mentions: /\.\/missing\.js/ },
 };

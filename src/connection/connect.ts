@@ -59,6 +59,8 @@ export interface Connection {
   request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>;
   /** The callable tools. Over HTTP, tools with invalid `x-mcp-header` declarations are left out (see refusedTools). */
   listTools(): Promise<ToolInfo[]>;
+  /** Use a tool list read earlier (the server entry's cache) as if just listed: no request. */
+  adoptTools(tools: ToolInfo[]): ToolInfo[];
   /** Tools the last listTools() left out, with the rule each breaks. */
   refusedTools(): RefusedTool[];
   close(): Promise<void>;
@@ -362,6 +364,10 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       cursor = typeof page.nextCursor === 'string' && !seenCursors.has(page.nextCursor) ? page.nextCursor : undefined;
       if (cursor) seenCursors.add(cursor);
     } while (cursor);
+    return classifyTools(tools);
+  };
+
+  const classifyTools = (tools: ToolInfo[]): ToolInfo[] => {
     const found = new Map<string, HeaderDeclaration[]>();
     const refusedNow: RefusedTool[] = [];
     const callable = tools.filter((t) => {
@@ -441,6 +447,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         throw normalizeError(err, 'tools/list', sdk);
       }
     },
+    adoptTools: (tools) => classifyTools(tools),
     refusedTools: () => [...refused],
     async close() {
       try {

@@ -1,6 +1,6 @@
 // Rendering for people and for scripts, in one module. Formatters return strings; they never
 // look at process.stdout themselves (colour is decided once, in the Context).
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import type { TaskStatus } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import { isLostOrInDoubt, UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
@@ -10,8 +10,25 @@ export interface Style {
   c: ChalkInstance;
 }
 
+/**
+ * Without colour (--json, pipes, CI, NO_COLOR) chalk is never loaded: a chainable stand-in whose
+ * every style returns its text, as chalk at level 0 does.
+ */
+const plain: ChalkInstance = new Proxy(function () {} as unknown as ChalkInstance, {
+  get: () => plain,
+  apply: (_target, _this, args: unknown[]) => args.join(' '),
+});
+let colorChalk: ChalkInstance | undefined;
+
+/** Loads chalk for a coloured run; main.ts awaits it before an action whose output is coloured. */
+export async function loadColor(): Promise<void> {
+  if (colorChalk) return;
+  const { Chalk } = await import('chalk');
+  colorChalk = new Chalk({ level: 1 });
+}
+
 export function makeStyle(color: boolean): Style {
-  return { c: new Chalk({ level: color ? 1 : 0 }) };
+  return { c: color && colorChalk ? colorChalk : plain };
 }
 
 /** The contract's JSON shape for every task-bearing command. */

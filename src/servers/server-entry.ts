@@ -1,7 +1,8 @@
 // Named servers: what `server add` stores and what `connect` needs. Secrets are never stored
 // in clear here: a bearer token is referenced by the name of the variable that holds it.
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { defaultDemoStore } from '../home.js';
 
 export interface HttpServerEntry {
@@ -44,7 +45,22 @@ export interface DiscoveredEra {
   /** The DiscoverResult, replayed to the SDK so a modern connection needs no probe. */
   discover?: Record<string, unknown>;
   checkedAt: string;
+  /** The server's tools as last listed, so a `call` within TOOLS_CACHE_TTL_MS skips tools/list. */
+  tools?: CachedTool[];
+  toolsListedAt?: string;
 }
+
+/** A tool as tools/list described it (server text: sanitized wherever it is shown). */
+export interface CachedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+}
+
+/** How long a listed tool set is used without asking again; `server check` refreshes it at once. */
+export const TOOLS_CACHE_TTL_MS = 10 * 60_000;
 
 /** The identity a task handle is bound to: a handle is only ever sent where it was created. */
 export type ServerIdentity =
@@ -54,7 +70,7 @@ export type ServerIdentity =
 
 export const DEMO_SERVER_NAME = 'demo';
 
-const BIN_PATH = fileURLToPath(new URL('../../../bin/mcp-tasks.js', import.meta.url));
+const BIN_PATH = join(PACKAGE_ROOT, 'bin', 'mcp-tasks.js');
 
 /** The built-in `demo` server: the embedded demo server over stdio, its store in the home dir. */
 export function demoEntry(home: string): StdioServerEntry {

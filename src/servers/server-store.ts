@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { ensureDir, withFileLockAsync } from '../fs/atomic-file.js';
-import { DEMO_SERVER_NAME, demoEntry, type DiscoveredEra, type ServerEntry } from './server-entry.js';
+import { DEMO_SERVER_NAME, demoEntry, type CachedTool, type DiscoveredEra, type ServerEntry } from './server-entry.js';
 
 interface ServersFile {
   servers?: Record<string, ServerEntry>;
@@ -113,6 +113,18 @@ export class ServerStore {
       // Only for the entry we connected with: a concurrent `server add --force` wins.
       if (!entry || JSON.stringify({ ...entry, discovered: undefined }) !== JSON.stringify({ ...expected, discovered: undefined })) return { out: undefined };
       servers[name] = { ...entry, discovered: era };
+      return { servers, out: undefined };
+    });
+  }
+
+  /** Remember the tools a server listed, next to its era (whose protocol version they were listed under). */
+  async rememberTools(name: string, protocolVersion: string, tools: CachedTool[], listedAt: string, expected: ServerEntry): Promise<void> {
+    if (name === DEMO_SERVER_NAME) return;
+    await this.change((servers) => {
+      const entry = servers[name];
+      if (!entry?.discovered || entry.discovered.protocolVersion !== protocolVersion) return { out: undefined };
+      if (JSON.stringify({ ...entry, discovered: undefined }) !== JSON.stringify({ ...expected, discovered: undefined })) return { out: undefined };
+      servers[name] = { ...entry, discovered: { ...entry.discovered, tools, toolsListedAt: listedAt } };
       return { servers, out: undefined };
     });
   }

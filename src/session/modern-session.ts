@@ -32,6 +32,9 @@ export class ModernTaskSession implements TaskSession {
   refusedTools(): RefusedTool[] {
     return this.conn.refusedTools();
   }
+  adoptTools(tools: ToolInfo[]): ToolInfo[] {
+    return this.conn.adoptTools(tools);
+  }
   callTool(params: CallToolParams, opts?: RequestOptions): Promise<ToolCallOutcome> {
     return callTool(this.conn, params, opts);
   }

@@ -47,6 +47,8 @@ export interface TaskSession {
   listTools(): Promise<ToolInfo[]>;
   /** Tools left out of listTools() because their declarations break a rule (x-mcp-header), with the reason. */
   refusedTools(): RefusedTool[];
+  /** Use a tool list read earlier (the server entry's cache) as if just listed, without a request; where the generation can. */
+  adoptTools?(tools: ToolInfo[]): ToolInfo[];
   /** tools/call, asking for a task where the generation and tool allow it. */
   callTool(params: CallToolParams, opts?: RequestOptions): Promise<ToolCallOutcome>;
   /** One observation; on 2025-11-25 a terminal task also carries its result (tasks/result), fetched before returning. */

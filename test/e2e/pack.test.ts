@@ -81,9 +81,9 @@ before(async () => {
 });
 
 test('the tarball holds the launcher, the compiled src, LICENSE and README: no tests, no TypeScript sources, no source maps', () => {
-  for (const must of ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', 'bin/mcp-tasks.js', 'build/src/bin.js', 'build/src/main.js']) assert.ok(packed.includes(must), `${must} missing from the tarball`);
+  for (const must of ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', 'bin/mcp-tasks.js', 'build/bundle/bin.js']) assert.ok(packed.includes(must), `${must} missing from the tarball`);
   assert.deepEqual(
-    packed.filter((p) => p.endsWith('.map') || p.endsWith('.ts') || p.startsWith('test/') || p.startsWith('build/test/') || p.startsWith('src/')),
+    packed.filter((p) => p.endsWith('.map') || p.endsWith('.ts') || p.startsWith('test/') || p.startsWith('build/test/') || p.startsWith('build/src/') || p.startsWith('src/')),
     [],
   );
   assert.deepEqual(

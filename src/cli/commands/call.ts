@@ -11,6 +11,7 @@ import { newRecord, openVault } from '../../app/task-target.js';
 import { submitOperation } from '../../app/submit.js';
 import { readAnswers } from '../../app/answering.js';
 import { finish } from '../finish.js';
+import { toolsFor } from '../../app/tool-cache.js';
 import { buildArguments, validateArguments } from '../tool-args.js';
 import type { CallOptions } from '../task-options.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
@@ -27,7 +28,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined }));
   try {
     return await withServerName(server, async () => {
-      const tools = await session.listTools();
+      const tools = await toolsFor(ctx, entry, session, tool);
       const info = tools.find((t) => t.name === tool);
       if (!info) {
         const refused = session.refusedTools().find((r) => r.name === tool);

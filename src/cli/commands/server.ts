@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
+import { rememberTools } from '../../app/tool-cache.js';
 import { safeJson, sanitize } from '../../output/sanitize.js';
 import { SECRET_HEADER, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
 import { ServerStore, validateServerName } from '../../servers/server-store.js';
@@ -247,6 +248,7 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
   const conn = await withServerName(name, () => probeServer(ctx, entry, { fresh: true }));
   try {
     const tools = await conn.listTools();
+    await rememberTools(ctx, entry, conn.protocolVersion, tools);
     const report = {
       server: name,
       protocolVersion: conn.protocolVersion,

@@ -1,0 +1,41 @@
+// npm run build (run by `npm ci` through prepare, and by `npm pack` through prepack): the bin's
+// bundle in build/bundle/. esbuild with code splitting: bin.js holds the start-up path only
+// (commander and the program's wiring); every `await import()` in src/ stays its own lazy chunk, so
+// `--help` never parses the SDK or zod, and `get` parses only what it uses. Dependencies are
+// bundled (fewer files to resolve and read at start-up) except native ones.
+// Type checking is `npm run typecheck` (tsc); the tests compile src/ and test/ with tsc themselves.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = `${root}build/bundle`;
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { bin: 'src/bin.ts' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.12',
+  // Flat, at the same depth as build/src/*.js: paths taken from import.meta.url (package.json,
+  // bin/) resolve alike from both.
+  chunkNames: '[name]-[hash]',
+  // A native addon (loaded through createRequire where the keychain is used).
+  external: ['@napi-rs/keyring'],
+  // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins.
+  banner: { js: "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);" },
+  // The SDK client's Node shim, with its AJV validator loaded on first use (see the module).
+  plugins: [
+    {
+      name: 'lazy-sdk-validator',
+      setup(b) {
+        b.onResolve({ filter: /^@modelcontextprotocol\/client\/_shims$/ }, () => ({ path: `${root}src/connection/sdk-node-shims.ts` }));
+      },
+    },
+  ],
+  legalComments: 'none',
+  logLevel: 'warning',
+});
