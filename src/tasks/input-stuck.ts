@@ -6,14 +6,13 @@
 export type StuckVerdict = 'wait' | 'notice' | 'give-up';
 
 /**
- * After `stuckAfterMs` the person is told once (the notice); after another equal period with the
- * same keys still listed, waiting any longer would be waiting forever.
+ * After `stuckAfterMs` the person is told once (the notice); after another equal period from the
+ * notice with the same keys still listed, waiting any longer would be waiting forever. The notice
+ * always comes first, even when one slow poll spans both periods.
  */
-export function stuckVerdict(handledAtMs: number, nowMs: number, stuckAfterMs: number, noticed: boolean): StuckVerdict {
-  const forMs = nowMs - handledAtMs;
-  if (forMs >= 2 * stuckAfterMs) return 'give-up';
-  if (forMs >= stuckAfterMs && !noticed) return 'notice';
-  return 'wait';
+export function stuckVerdict(handledAtMs: number, nowMs: number, stuckAfterMs: number, noticedAtMs: number | undefined): StuckVerdict {
+  if (noticedAtMs === undefined) return nowMs - handledAtMs >= stuckAfterMs ? 'notice' : 'wait';
+  return nowMs - noticedAtMs >= stuckAfterMs ? 'give-up' : 'wait';
 }
 
 /**

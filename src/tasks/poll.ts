@@ -115,7 +115,8 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
   const answeredRounds = new Set<string>();
   /** When the current, already handled, key set was handled; and whether onInputStuck was called. */
   let handledAt: number | undefined;
-  let stuckReported = false;
+  /** When the stuck notice was said for the current round (undefined: not yet). */
+  let stuckNoticedAt: number | undefined;
 
   for (;;) {
     if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
@@ -179,18 +180,19 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         const verdict = await opts.onInputRequired(snapshot);
         if (verdict === 'stop') return { kind: 'needs-input', snapshot };
         handledAt = opts.now();
-        stuckReported = false;
+        stuckNoticedAt = undefined;
       } else if (handledAt !== undefined) {
-        const verdict = stuckVerdict(handledAt, opts.now(), opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS, stuckReported);
+        const verdict = stuckVerdict(handledAt, opts.now(), opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS, stuckNoticedAt);
         if (verdict === 'notice') {
-          stuckReported = true;
+          stuckNoticedAt = opts.now();
           opts.onInputStuck?.(snapshot, opts.now() - handledAt);
         } else if (verdict === 'give-up') {
           const next = opts.onInputRelisted ? await opts.onInputRelisted(snapshot) : 'stop';
           if (next === 'stop') return { kind: 'needs-input', snapshot, relisted: Object.keys(snapshot.inputRequests ?? {}) };
           // A new answer, or another period of patience: the clock starts again, the notice stays said.
           handledAt = opts.now();
-          stuckReported = next === 'wait';
+          // 'wait': as patient as the first time (notice period and the period after it), without a second notice.
+          stuckNoticedAt = next === 'wait' ? handledAt + (opts.inputStuckAfterMs ?? DEFAULT_INPUT_STUCK_AFTER_MS) : undefined;
         }
       }
     } else {
