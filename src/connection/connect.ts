@@ -326,6 +326,10 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         ? { [META_PROTOCOL_VERSION]: protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities }
         : {};
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: { ...envelope, ...((params._meta as object) ?? {}) } } };
+    // Interrupted before it went out (Ctrl-C while connecting): nothing is sent, nothing to recover.
+    if (ro.signal?.aborted) {
+      throw new CliError('interrupted', `interrupted before ${method} was sent; nothing was sent`, 'Run the command again when you are ready; nothing was started.');
+    }
     const requestTimeout = ro.timeoutMs ?? timeout;
     const sentAt = Date.now();
     opts.debug?.(`→ ${method}`);
