@@ -12,15 +12,26 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const controller = new AbortController();
 let interrupted = false;
+const HANDLED = ['SIGINT', 'SIGTERM'] as const;
 // First Ctrl-C (or a SIGTERM from a CI runner) asks the running command to stop cleanly, with
-// its handles kept; a second one forces the exit.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+// its handles kept (an in-flight tools/call becomes an in-doubt record, exit 10); a second one
+// from the user forces the exit.
+for (const signal of HANDLED) {
   process.on(signal, () => {
     if (interrupted) process.exit(130);
     interrupted = true;
     controller.abort();
   });
 }
+// The signal handling is ours alone: a dependency that re-raises a signal on itself to die after
+// its own cleanup (when-exit, under conf's atomic writes, does) would otherwise count as the
+// person's second Ctrl-C and turn an in-doubt submission (exit 10) into a bare exit 130.
+const realKill = process.kill.bind(process);
+process.kill = ((pid: number, signal?: string | number) => {
+  const name = typeof signal === 'number' ? (signal === 2 ? 'SIGINT' : signal === 15 ? 'SIGTERM' : undefined) : signal;
+  if (pid === process.pid && (HANDLED as readonly (string | undefined)[]).includes(name)) return true;
+  return realKill(pid, signal);
+}) as typeof process.kill;
 
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,

@@ -17,6 +17,7 @@ import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
 import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
 import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
 import { retryAfterFetch } from './retry-after.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { VERSION } from '../version.js';
 
 export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
@@ -172,74 +173,91 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const { Client, StreamableHTTPClientTransport } = sdk;
   // Everything the client can answer is declared: a compliant server asks only for what is declared.
   const capabilities = { ...DECLARED_CLIENT_CAPABILITIES, ...(opts.capabilities ?? {}), extensions: { [TASKS_EXTENSION_ID]: {} } };
-  const client: SdkClient = new Client(CLIENT_INFO, {
-    capabilities,
-    versionNegotiation: { mode: 'auto' },
-  });
-  client.onerror = (e) => opts.debug?.(`sdk: ${e.message}`);
-
-  let transport;
-  let stderrTail: string[] = [];
-  if (entry.transport === 'http') {
-    const url = new URL(entry.url);
-    if (url.protocol === 'http:' && !isLoopbackUrl(url) && !entry.allowHttp) {
-      throw new CliError('invalid-input', `refusing plain http:// to ${url.host}: tokens and task handles would cross the network unencrypted`, `Use https://, or re-add the server with --allow-http if this network is trusted.`);
-    }
-    const headers = resolveHeaders(entry, opts.env);
-    const token = bearerToken(entry, opts.env);
-    // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error.
-    const fetch = retryAfterFetch(entry.name);
-    const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
-    transport = opts.httpTransport && !token
-      ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })
-      : new StreamableHTTPClientTransport(url, {
-        ...resumeSession,
-        requestInit: { headers },
-        fetch,
-        ...(token ? { authProvider: { token: async () => token } } : {}),
-      });
-  } else {
-    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-    // A subclass probes the era in place: the SDK would otherwise spawn the server twice.
-    class InPlaceStdioTransport extends StdioClientTransport {}
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(entry.env ?? {})) {
-      const value = v === '' ? opts.env[k] : v;
-      if (value !== undefined) env[k] = value;
-    }
-    // Our own demo server needs the caller's home override to find its store.
-    if (entry.builtin === 'demo' && opts.env.MCP_TASKS_HOME) env.MCP_TASKS_HOME = opts.env.MCP_TASKS_HOME;
-    const stdio = new InPlaceStdioTransport({ command: entry.command, args: entry.args, env, ...(entry.cwd ? { cwd: entry.cwd } : {}), stderr: 'pipe' });
-    let partial = '';
-    stdio.stderr?.on('data', (d: Buffer) => {
-      partial += d.toString('utf8');
-      const lines = partial.split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        stderrTail = [...stderrTail.slice(-4), line];
-        opts.onServerStderr?.(line);
-      }
-    });
-    transport = stdio;
-  }
-
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const cached = opts.fresh ? undefined : entry.discovered;
-  try {
-    if (opts.resume?.sessionId && entry.transport === 'http') {
-      // A preset session id makes the SDK skip initialize: the server already knows this client.
-      await client.connect(transport, { timeout, prior: { kind: 'legacy' } });
-    } else if (cached?.era === 'modern' && cached.discover) {
-      await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });
+  // Set once the raw-request table exists: an answer past a size bound fails its request at once.
+  const requestFaults: { fail?: (id: string | undefined, err: Error) => void } = {};
+  // A fresh client and transport per attempt: server/discover creates nothing, so a probe that
+  // failed in transit (a server too busy to answer in time) is tried once more on a new one.
+  const openClient = async (): Promise<SdkClient> => {
+    const client: SdkClient = new Client(CLIENT_INFO, {
+      capabilities,
+      versionNegotiation: { mode: 'auto' },
+    });
+    client.onerror = (e) => opts.debug?.(`sdk: ${e.message}`);
+
+    let transport;
+    let stderrTail: string[] = [];
+    if (entry.transport === 'http') {
+      const url = new URL(entry.url);
+      if (url.protocol === 'http:' && !isLoopbackUrl(url) && !entry.allowHttp) {
+        throw new CliError('invalid-input', `refusing plain http:// to ${url.host}: tokens and task handles would cross the network unencrypted`, `Use https://, or re-add the server with --allow-http if this network is trusted.`);
+      }
+      const headers = resolveHeaders(entry, opts.env);
+      const token = bearerToken(entry, opts.env);
+      // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error; every
+      // answer is read within size bounds (bounded-fetch.ts).
+      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, globalThis.fetch, (id, err) => requestFaults.fail?.(id, err)));
+      const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
+      transport = opts.httpTransport && !token
+        ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })
+        : new StreamableHTTPClientTransport(url, {
+          ...resumeSession,
+          requestInit: { headers },
+          fetch,
+          ...(token ? { authProvider: { token: async () => token } } : {}),
+        });
     } else {
-      await client.connect(transport, { timeout });
+      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+      // A subclass probes the era in place: the SDK would otherwise spawn the server twice.
+      class InPlaceStdioTransport extends StdioClientTransport {}
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(entry.env ?? {})) {
+        const value = v === '' ? opts.env[k] : v;
+        if (value !== undefined) env[k] = value;
+      }
+      // Our own demo server needs the caller's home override to find its store.
+      if (entry.builtin === 'demo' && opts.env.MCP_TASKS_HOME) env.MCP_TASKS_HOME = opts.env.MCP_TASKS_HOME;
+      const stdio = new InPlaceStdioTransport({ command: entry.command, args: entry.args, env, ...(entry.cwd ? { cwd: entry.cwd } : {}), stderr: 'pipe' });
+      let partial = '';
+      stdio.stderr?.on('data', (d: Buffer) => {
+        partial += d.toString('utf8');
+        const lines = partial.split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) {
+          stderrTail = [...stderrTail.slice(-4), line];
+          opts.onServerStderr?.(line);
+        }
+      });
+      transport = stdio;
     }
+
+    try {
+      if (opts.resume?.sessionId && entry.transport === 'http') {
+        // A preset session id makes the SDK skip initialize: the server already knows this client.
+        await client.connect(transport, { timeout, prior: { kind: 'legacy' } });
+      } else if (cached?.era === 'modern' && cached.discover) {
+        await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });
+      } else {
+        await client.connect(transport, { timeout });
+      }
+    } catch (err) {
+      await client.close().catch(() => {});
+      const e = normalizeError(err, 'server/discover', sdk);
+      if (e instanceof TransportError && stderrTail.length) {
+        throw new TransportError(`${e.message}; the server printed: ${stderrTail.join(' | ').slice(0, 300)}`, err, e.requestMayHaveArrived);
+      }
+      throw e;
+    }
+    return client;
+  };
+  let client: SdkClient;
+  try {
+    client = await openClient();
   } catch (err) {
-    const e = normalizeError(err, 'server/discover', sdk);
-    if (e instanceof TransportError && stderrTail.length) {
-      throw new TransportError(`${e.message}; the server printed: ${stderrTail.join(' | ').slice(0, 300)}`, err, e.requestMayHaveArrived);
-    }
-    throw e;
+    if (!(entry.transport === 'http' && err instanceof TransportError && err.requestMayHaveArrived)) throw err;
+    opts.debug?.(`server/discover failed (${err.message}); probing once more on a new connection`);
+    client = await openClient();
   }
 
   const resumed = Boolean(opts.resume?.sessionId && entry.transport === 'http');
@@ -289,6 +307,14 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     pending.clear();
     innerClose?.();
   };
+  requestFaults.fail = (id, err) => {
+    const p = id === undefined ? undefined : pending.get(id);
+    if (!p || id === undefined) return;
+    pending.delete(id);
+    abandoned.add(id);
+    clearTimeout(p.timer);
+    p.reject(err);
+  };
   let seq = 0;
   const runId = Math.random().toString(36).slice(2, 8);
 
@@ -300,6 +326,10 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         ? { [META_PROTOCOL_VERSION]: protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities }
         : {};
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: { ...envelope, ...((params._meta as object) ?? {}) } } };
+    // Interrupted before it went out (Ctrl-C while connecting): nothing is sent, nothing to recover.
+    if (ro.signal?.aborted) {
+      throw new CliError('interrupted', `interrupted before ${method} was sent; nothing was sent`, 'Run the command again when you are ready; nothing was started.');
+    }
     const requestTimeout = ro.timeoutMs ?? timeout;
     const sentAt = Date.now();
     opts.debug?.(`→ ${method}`);
@@ -324,7 +354,14 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
           reject(new TransportError(`${method} interrupted`));
         };
         ro.signal?.addEventListener('abort', onAbort, { once: true });
-        t.send(message as never, { requestSignal: ac.signal, ...(headers ? { headers } : {}) } as never).catch((e: unknown) => {
+        // An answer stream that ends without the answer fails the request now, not at the timeout.
+        const onRequestStreamEnd = () => {
+          if (!pending.delete(id)) return;
+          clearTimeout(timer);
+          abandoned.add(id);
+          reject(new TransportError(`the answer stream to ${method} ended before the answer came`));
+        };
+        t.send(message as never, { requestSignal: ac.signal, onRequestStreamEnd, ...(headers ? { headers } : {}) } as never).catch((e: unknown) => {
           if (!pending.delete(id)) return;
           clearTimeout(timer);
           reject(e);

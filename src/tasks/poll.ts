@@ -27,7 +27,8 @@ export interface RetryNotice {
 
 export interface PollOptions {
   taskId: string;
-  get: (taskId: string) => Promise<TaskSnapshot>;
+  /** `signal` fires on interrupt or when the timeout runs out: the request in flight must stop then. */
+  get: (taskId: string, signal?: AbortSignal) => Promise<TaskSnapshot>;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The last state seen (from the create result or the vault): its pollIntervalMs sets the first wait. */
@@ -132,9 +133,17 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
     if (deadline !== undefined && opts.now() >= deadline) return { kind: 'timeout', ...(last ? { snapshot: last } : {}) };
 
     let snapshot: TaskSnapshot;
+    // --timeout holds for the request in flight too: a server that holds its answer (a silent
+    // stream) must not keep the watch past its deadline.
+    const stop = new AbortController();
+    const onInterrupt = () => stop.abort();
+    opts.signal?.addEventListener('abort', onInterrupt, { once: true });
+    const deadlineTimer = deadline !== undefined ? setTimeout(() => stop.abort(), Math.max(deadline - opts.now(), 0)) : undefined;
     try {
-      snapshot = await opts.get(opts.taskId);
+      snapshot = await opts.get(opts.taskId, stop.signal);
     } catch (err) {
+      if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
+      if (stop.signal.aborted) return { kind: 'timeout', ...(last ? { snapshot: last } : {}) };
       if (err instanceof RpcResponseError && err.isUnknownTask) {
         return { kind: 'lost', ...(last ? { snapshot: last } : {}), reason: 'the server no longer knows this task (unknown or expired taskId)' };
       }
@@ -162,6 +171,9 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         continue;
       }
       throw err;
+    } finally {
+      clearTimeout(deadlineTimer);
+      opts.signal?.removeEventListener('abort', onInterrupt);
     }
     failures = 0;
     rateLimited = 0;

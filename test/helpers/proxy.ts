@@ -1,7 +1,7 @@
 // A real HTTP proxy in front of the demo server, for servers we cannot get otherwise: one that
 // refuses credentials, answers some requests with its own errors, or words a result differently.
 // Everything it does not take over is forwarded as is (SSE streams included).
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 
 export interface ProxiedRequest {
   headers: IncomingHttpHeaders;
@@ -21,6 +21,62 @@ export interface ProxyHooks {
   rewrite?: (req: ProxiedRequest) => ((body: string) => string) | undefined;
   /** Forward this body instead of the client's (a client that declares less, for example). */
   rewriteRequest?: (req: ProxiedRequest) => Buffer | undefined;
+  /**
+   * A hostile answer: the request is forwarded first (so the server acts on it and the effect can
+   * be counted), then its answer is replaced by what this behaviour sends.
+   */
+  hostile?: (req: ProxiedRequest) => HostileAnswer | undefined;
+}
+
+/**
+ * - endless-sse: an event stream whose one `data:` line never ends (until the client goes away);
+ * - silent: headers (an event stream) and then nothing, the socket held open;
+ * - cut-mid-body: the start of the real answer, then the socket closed;
+ * - oversized: a JSON answer of `bytes` bytes (chunked, no Content-Length).
+ */
+export type HostileAnswer = { kind: 'endless-sse' } | { kind: 'silent' } | { kind: 'cut-mid-body' } | { kind: 'oversized'; bytes: number };
+
+function sendHostile(res: ServerResponse, answer: HostileAnswer, upstream: { status: number; body: Buffer }): void {
+  switch (answer.kind) {
+    case 'endless-sse': {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write('data: ');
+      const chunk = 'x'.repeat(64 * 1024);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) { /* until the socket pushes back */ }
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+      return;
+    }
+    case 'silent':
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.flushHeaders();
+      return;
+    case 'cut-mid-body':
+      res.writeHead(upstream.status, { 'content-type': 'application/json', 'content-length': String(upstream.body.length) });
+      res.write(upstream.body.subarray(0, Math.floor(upstream.body.length / 2)));
+      setImmediate(() => res.socket?.destroy());
+      return;
+    case 'oversized': {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const head = '{"jsonrpc":"2.0","id":"x","result":{"pad":"';
+      res.write(head);
+      let left = answer.bytes - head.length - 3;
+      const chunk = 'y'.repeat(64 * 1024);
+      const pump = () => {
+        while (left > 0 && !res.destroyed) {
+          const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
+          left -= piece.length;
+          if (!res.write(piece)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end('"}}');
+      };
+      pump();
+      return;
+    }
+  }
 }
 
 export interface Proxy {
@@ -39,6 +95,17 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
       if (own) {
         res.writeHead(own.status, { 'content-type': 'application/json', ...own.headers });
         res.end(own.body);
+        return;
+      }
+      const hostile = hooks.hostile?.(seen);
+      if (hostile) {
+        const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
+          const body: Buffer[] = [];
+          r.on('data', (c: Buffer) => body.push(c));
+          r.on('end', () => sendHostile(res, hostile, { status: r.statusCode ?? 502, body: Buffer.concat(body) }));
+        });
+        up.on('error', () => res.destroy());
+        up.end(seen.body);
         return;
       }
       const rewrite = hooks.rewrite?.(seen);
