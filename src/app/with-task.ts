@@ -13,6 +13,7 @@ import type { Vault } from '../vault/vault.js';
 import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
 import { usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
+import { refFor } from '../output/present.js';
 import { reconnectEnv, resolveTarget, type TargetOptions, type TaskTarget } from './task-target.js';
 import { report, type Outcome, type TaskFailure, type TaskReport } from './outcomes.js';
 
@@ -86,7 +87,7 @@ export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: T
     return await fn(scope);
   } catch (err) {
     if (isUnknownTaskError(err)) return report(scope.target, scope.unknown(lostReasonOf(err)));
-    throw toCliError(err, scope.target.entry.name) ?? err;
+    throw toCliError(err, scope.target.entry.name, refFor(scope.target)) ?? err;
   }
 }
 
@@ -146,7 +147,7 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
           return r;
         } catch (err) {
           // One task's failure does not stop the others; alone, it is the command's failure.
-          const e = toCliError(err, target.entry.name);
+          const e = toCliError(err, target.entry.name, refFor(target));
           if (!e || resolved.length === 1) throw e ?? err;
           const failure: TaskFailure = { kind: 'task-failure', target, error: e };
           onSettled(failure);

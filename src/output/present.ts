@@ -8,10 +8,12 @@ import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
 import { sanitize } from './sanitize.js';
+import { asInvoked } from '../invocation.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
-  if (!target.persisted) return `- --server ${target.entry.name}  (taskId on stdin)`;
+  // The taskId came on stdin and stays off argv: the hint reads it from stdin again.
+  if (!target.persisted) return `- --server ${target.entry.name}`;
   // A prefix rather than a label: labels may be shared by several tasks, a 12-character prefix is not.
   return typeableRef({ taskId: target.taskId, opId: target.record.opId });
 }
@@ -19,7 +21,9 @@ export function refFor(target: TaskTarget): string {
 export function present(ctx: Context, outcome: Outcome): void {
   const st = makeStyle(ctx.color);
   const out = (t: string) => ctx.stdout.write(t);
-  const err = (line: string) => ctx.stderr.write(`${line}\n`);
+  // Every command printed here runs as it is when pasted: `mcp-tasks …` becomes the command as invoked.
+  const hint = (t: string) => out(asInvoked(t, ctx.invocation));
+  const err = (line: string) => ctx.stderr.write(`${asInvoked(line, ctx.invocation)}\n`);
   switch (outcome.kind) {
     case 'task':
       return presentReport(ctx, outcome);
@@ -36,7 +40,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       if (ctx.json) out(jsonLine({ ...taskJson(target.record, snapshot), cancellation: 'not-sent' }));
       else {
         out(`${target.record.operation.name} on ${target.entry.name} already ended ${snapshot.status} (kept in the vault); no cancellation was sent.\n`);
-        out(`  \`mcp-tasks show ${refFor(target)}\` shows its result; \`mcp-tasks cancel ${refFor(target)} --force\` sends tasks/cancel anyway.\n`);
+        hint(`  \`mcp-tasks show ${refFor(target)}\` shows its result; \`mcp-tasks cancel ${refFor(target)} --force\` sends tasks/cancel anyway.\n`);
       }
       return;
     }
@@ -45,7 +49,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       if (ctx.json) out(jsonLine({ ...taskJson(target.record), cancellation: 'requested' }));
       else {
         out(`cancellation requested for ${target.record.operation.name} on ${target.entry.name}; the server acknowledged it.\n`);
-        out(`  The task may still complete or fail: \`mcp-tasks cancel ${refFor(target)} --wait\` or \`mcp-tasks watch ${refFor(target)}\` shows the state it reaches.\n`);
+        hint(`  The task may still complete or fail: \`mcp-tasks cancel ${refFor(target)} --wait\` or \`mcp-tasks watch ${refFor(target)}\` shows the state it reaches.\n`);
       }
       return;
     }
@@ -74,9 +78,9 @@ export function present(ctx: Context, outcome: Outcome): void {
       const ref = refFor(target);
       if (ctx.json) return out(jsonLine(taskJson(target.record, snapshot)));
       out(`${st.c.bold(target.record.operation.name)} on ${st.c.bold(target.entry.name)}: task started (${snapshot.status})\n`);
-      out(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
-      out(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
-      if (snapshot.status === 'input_required') out(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
+      hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
+      hint(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
+      if (snapshot.status === 'input_required') hint(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
       return;
     }
     case 'in-doubt': {
@@ -96,7 +100,7 @@ export function present(ctx: Context, outcome: Outcome): void {
 function presentFailure(ctx: Context, f: TaskFailure): void {
   const { target, error } = f;
   if (ctx.json) presentError(ctx, error, { taskId: target.taskId, server: target.entry.name });
-  else ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${error.message}\n  next: ${error.next}\n`);
+  else ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${error.message}\n  next: ${asInvoked(error.next, ctx.invocation)}\n`);
 }
 
 function presentReport(ctx: Context, r: TaskReport): void {
@@ -104,7 +108,7 @@ function presentReport(ctx: Context, r: TaskReport): void {
   const { target, end } = r;
   const snapshot = end.snapshot;
   const ref = refFor(target);
-  const err = (line: string) => ctx.stderr.write(`${line}\n`);
+  const err = (line: string) => ctx.stderr.write(`${asInvoked(line, ctx.invocation)}\n`);
 
   if (end.kind === 'observed') {
     if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(target.record, snapshot), ...(r.jsonExtra ?? {}) }));

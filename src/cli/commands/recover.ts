@@ -65,8 +65,8 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
       ctx.stdout.write(`          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n`);
       ctx.stdout.write(
         v.safe
-          ? `          next: mcp-tasks recover ${r.opId.slice(0, 8)} --resubmit\n`
-          : `          next: check on the server whether it ran; resubmit only if it did not: mcp-tasks recover ${r.opId.slice(0, 8)} --resubmit --force\n`,
+          ? `          next: ${ctx.invocation} recover ${r.opId.slice(0, 8)} --resubmit\n`
+          : `          next: check on the server whether it ran; resubmit only if it did not: ${ctx.invocation} recover ${r.opId.slice(0, 8)} --resubmit --force\n`,
       );
     }
     return ExitCode.InDoubt;
