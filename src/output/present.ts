@@ -7,8 +7,10 @@ import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
 import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
-import { sanitize } from './sanitize.js';
+import { safeJson, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
+import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
+import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
@@ -70,7 +72,9 @@ export function present(ctx: Context, outcome: Outcome): void {
         err(`${record.operation.name} on ${server} needs input before it starts:`);
         ctx.stderr.write(renderInputRequests(inputRequests, st));
       }
-      err(`next: run it in a terminal to answer interactively, or pass --answers <file> with a response for each key; nothing was started.`);
+      // Nothing exists yet, so running the call again is right: with the answers this time.
+      err(`next: nothing was started. Run the same call in a terminal to answer interactively, or from a script add --answers answers.json, with answers.json shaped like (replace every "fill in" placeholder):`);
+      ctx.stderr.write(`${safeJson(answersTemplate(inputRequests, []), 2)}\n`);
       return;
     }
     case 'detached': {
@@ -81,6 +85,16 @@ export function present(ctx: Context, outcome: Outcome): void {
       hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
       hint(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
       if (snapshot.status === 'input_required') hint(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
+      return;
+    }
+    case 'answer-template': {
+      // The skeleton itself is the output (stdout, pretty JSON, with or without --json): `> answers.json`.
+      const { target, template } = outcome;
+      out(`${safeJson(template, 2)}\n`);
+      if (!ctx.json) {
+        const ref = refFor(target);
+        err(`replace every "fill in" placeholder (one left is refused), then: \`mcp-tasks answer ${ref} --answers FILE\``);
+      }
       return;
     }
     case 'in-doubt': {
@@ -141,7 +155,8 @@ function presentReport(ctx: Context, r: TaskReport): void {
         err(`The task is waiting for input:`);
         err(renderInputRequests(snapshot.inputRequests, st).trimEnd());
       }
-      err(`next: answer it with \`mcp-tasks answer ${ref}\` (or --answers <file> from a script); the task stays on the server until then.`);
+      if (ctx.interactive) err(`next: answer it with \`mcp-tasks answer ${ref}\`; the task stays on the server until then.`);
+      else for (const line of scriptedAnswerHint(ctx.invocation, ref, snapshot?.inputRequests ?? {}, target.record.inputKeysAnswered)) err(line);
       break;
     case 'timeout':
       err(`mcp-tasks: still ${snapshot?.status ?? 'running'} when --timeout was reached; the handle is kept.`);
@@ -160,6 +175,20 @@ function presentReport(ctx: Context, r: TaskReport): void {
       err(`  next: \`mcp-tasks watch ${ref}\` once the server is back.`);
       break;
   }
+}
+
+/**
+ * Without a terminal: the commands that answer from a script, exactly as they run (the task stays
+ * on the server until then).
+ */
+export function scriptedAnswerHint(invocation: string, ref: string, pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[]): string[] {
+  const inline = inlineExample(pending, answeredBefore);
+  const cmd = `${invocation} answer ${ref}`;
+  return [
+    `next: answer it in a terminal with \`${cmd}\`; the task stays on the server until then. From a script:`,
+    ...(inline ? [`  inline (typed by the form): \`${cmd} ${inline.join(' ')}\``] : []),
+    `  from a file: \`${cmd} --template > answers.json\`, replace every "fill in" placeholder, then \`${cmd} --answers answers.json\``,
+  ];
 }
 
 /**
