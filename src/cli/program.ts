@@ -243,8 +243,11 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     });
 
   program
-    .command('recover [op-id]')
-    .description('submissions whose outcome is in doubt (request sent, no handle) and the safe next step')
+    .command('recover [ref]')
+    .description('submissions whose outcome is in doubt (request sent, no handle) and the safe next step; --resolve closes one')
+    .addHelpText('after', '\n[ref]: an operation id or a 6+ character prefix of one, a label value, or a taskId prefix (a lost task).\n--resolve closes an in-doubt or lost record after you checked on the server what happened: it becomes terminal, keeps its history, and `prune` may then drop it.')
+    .option('--resolve <outcome>', 'after an out-of-band check: completed, not-run or failed')
+    .option('--note <text>', 'with --resolve: what you found (kept in the record)')
     .option('--resubmit', 'send the operation again when that cannot duplicate its effect')
     .option('--force', 'with --resubmit: resubmit even an operation not known to be safe (asks in a terminal)')
     .option('--detach', 'with --resubmit: print the new handle and exit')

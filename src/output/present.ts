@@ -85,6 +85,8 @@ export function present(ctx: Context, outcome: Outcome): void {
       hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
       hint(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
       if (snapshot.status === 'input_required') hint(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
+      const ttlWarning = shortTtlWarning(snapshot, ref, ctx.invocation);
+      if (ttlWarning) err(ttlWarning);
       return;
     }
     case 'answer-template': {
@@ -144,7 +146,8 @@ function presentReport(ctx: Context, r: TaskReport): void {
     case 'terminal':
       break;
     case 'stored-terminal':
-      err(`note: the server no longer keeps this task; this is the terminal state stored in the vault on ${end.storedAt}.`);
+      if (end.unreachable) err(`note: stored result: ${end.unreachable}; this is the terminal state stored in the vault on ${end.storedAt} (the server was not asked again).`);
+      else err(`note: the server no longer keeps this task; this is the terminal state stored in the vault on ${end.storedAt}.`);
       break;
     case 'needs-input':
       if (end.relisted?.length) {
@@ -175,6 +178,19 @@ function presentReport(ctx: Context, r: TaskReport): void {
       err(`  next: \`mcp-tasks watch ${ref}\` once the server is back.`);
       break;
   }
+}
+
+/** Under this, a detached task may be gone before anyone comes back: say so. */
+export const SHORT_TTL_MS = 15 * 60_000;
+
+/** `call --detach` with a short ttlMs: when the server may forget the task, and what to run before. */
+export function shortTtlWarning(snapshot: { ttlMs: number | null; createdAt: string }, ref: string, invocation: string): string | undefined {
+  if (snapshot.ttlMs === null || snapshot.ttlMs >= SHORT_TTL_MS) return undefined;
+  const created = Date.parse(snapshot.createdAt);
+  const until = Number.isFinite(created) ? ` (about ${new Date(created + snapshot.ttlMs).toISOString()})` : '';
+  const secs = Math.round(snapshot.ttlMs / 1000);
+  const span = secs >= 120 ? `${Math.round(secs / 60)} min` : `${secs} s`;
+  return `warning: the server keeps this task only ${span} after it was created${until}; its result is lost if nobody asks before then: \`${invocation} watch ${ref}\` (or \`${invocation} get ${ref}\` once it ends) stores it in the vault.`;
 }
 
 /**
