@@ -1,13 +1,15 @@
 // Every command the CLI prints as a next step runs as printed (issue 14): the hints of a
 // representative set of end-to-end runs are collected, and each one is executed verbatim in a
 // shell, in the same home. None may be "command not found" (127), a parse error, or hold a
-// <placeholder>; each starts with the command as it was invoked (here `node <bin>`).
+// <placeholder>; each starts with the command as it was invoked: `mcp-tasks` from PATH (as after
+// `npm link`), `node <script>` when it is not on PATH.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, homeWithServer, startDemo, tempDir, type CliResult, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { delimiter } from 'node:path';
+import { BIN, PATH_BIN_DIR, homeWithServer, startDemo, tempDir, type CliResult, type DemoServer, type TestHome } from '../helpers/cli.js';
 
 /** Commands in backticks on `next:` lines and their indented continuations, and the detach summary's commands. */
 export function printedCommands(text: string): string[] {
@@ -23,9 +25,9 @@ export function printedCommands(text: string): string[] {
   return found;
 }
 
-function sh(command: string, home: string, cwd: string): Promise<{ code: number | null; stderr: string }> {
+function sh(command: string, home: string, cwd: string, path = `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_HOME: home, CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_HOME: home, CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1', PATH: path };
     delete env.NODE_OPTIONS;
     for (const k of Object.keys(env)) if (k.startsWith('NODE_TEST')) delete env[k];
     const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -75,11 +77,16 @@ describe('next steps run verbatim', () => {
     await record(['watch', 'slow']);
     await record(['recover']);
     await record(['server', 'add', 'web', '--url', demo.url]);
+    // Not on PATH: the hints name node and the script instead.
+    const offPath = await h.run(['get', 'no-such-task'], { env: { PATH: process.env.PATH } });
+    const offPathHints = printedCommands(offPath.stderr);
+    assert.ok(offPathHints.length > 0 && offPathHints.every((c) => c.startsWith(`node ${BIN} `)), offPath.stderr);
+    for (const c of offPathHints) assert.notEqual((await sh(c, h.dir, cwd, process.env.PATH)).code, 127, c);
 
     const commands = new Set<string>();
     for (const { args, r } of outputs) for (const c of printedCommands(`${r.stdout}\n${r.stderr}`)) commands.add(`${c}\u0000${args}`);
     assert.ok(commands.size >= 12, `too few hints collected (${commands.size}):\n${outputs.map((o) => o.r.stderr).join('\n')}`);
-    const invocation = `node ${BIN}`;
+    const invocation = 'mcp-tasks ';
     for (const entry of commands) {
       const [command, from] = entry.split('\u0000') as [string, string];
       assert.doesNotMatch(command, /<[^>]*>/, `a placeholder in the hint of "${from}": ${command}`);
