@@ -41,4 +41,5 @@ process.exitCode = await main(process.argv.slice(2), {
   env: process.env,
   platform: process.platform,
   interrupt: controller.signal,
+  ...(process.argv[1] ? { script: process.argv[1] } : {}),
 });

@@ -2,6 +2,7 @@
 // so commands and lifecycle logic are testable without touching process globals.
 import { resolveHome } from './home.js';
 import { inquirerPrompter, type Prompter } from './prompts/prompter.js';
+import { detectInvocation } from './invocation.js';
 
 export interface GlobalOptions {
   json?: boolean;
@@ -58,6 +59,8 @@ export interface Context {
   prompter: Prompter;
   /** One person, one prompt at a time: several watched tasks asking at once take turns. */
   promptTurn<T>(fn: () => Promise<T>): Promise<T>;
+  /** The command as the user invoked it (`npx mcp-tasks`, `mcp-tasks`, `node …/mcp-tasks.js`): every printed command starts with it. */
+  readonly invocation: string;
 }
 
 export interface ProcessIO {
@@ -72,6 +75,8 @@ export interface ProcessIO {
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   prompter?: Prompter;
+  /** The script node ran (process.argv[1]): tells `mcp-tasks` on PATH from `node bin/mcp-tasks.js`. */
+  script?: string;
 }
 
 export const realSleep = (ms: number, signal?: AbortSignal) =>
@@ -105,7 +110,12 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
   };
   let stdinText: string | undefined;
   let promptQueue: Promise<unknown> = Promise.resolve();
+  let invocation: string | undefined;
   return {
+    // Looked up only when a hint is printed (it may stat PATH entries).
+    get invocation() {
+      return (invocation ??= detectInvocation(env, io.script));
+    },
     stdin: { isTTY: io.stdinIsTTY, readAll: () => (stdinText ??= io.readStdin()) },
     stdout: { write: (t) => void io.stdout.write(t), isTTY: Boolean(io.stdout.isTTY) },
     stderr: { write: (t) => void io.stderr.write(t), isTTY: Boolean(io.stderr.isTTY) },

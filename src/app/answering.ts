@@ -12,6 +12,7 @@ import { describeIdentity, identityOf, type ServerEntry } from '../servers/serve
 import { checkResponse, planAnswers, type AnswerPlan } from '../tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskScope } from './with-task.js';
+import { refFor } from '../output/present.js';
 
 export interface AnswerSource {
   /** Path of a JSON answers file, or - for stdin. */
@@ -20,6 +21,10 @@ export interface AnswerSource {
   cancel?: string[];
   /** Keys answered before that get a new answer on purpose (`answer --again KEY`). */
   again?: string[];
+  /** Responses built from inline `field=value` answers, by key (merged with the file's). */
+  inline?: Record<string, unknown>;
+  /** What to type to come back to the task, for the hint when an answer does not fit. */
+  ref?: string;
 }
 
 /** The answers file (`-`: stdin, read once by the Context, so every reader sees the same text). */
@@ -64,9 +69,14 @@ export async function collectResponses(
   answeredBefore: readonly string[],
   src: AnswerSource,
 ): Promise<AnswerPlan> {
-  const plan = planAnswers(pending, answeredBefore, readAnswers(ctx, src.answers), src.decline ?? [], src.cancel ?? []);
+  const fromFile = readAnswers(ctx, src.answers);
+  for (const key of Object.keys(src.inline ?? {})) {
+    if (Object.hasOwn(fromFile, key)) throw new CliError('invalid-input', `"${sanitize(key, { singleLine: true, maxLength: 80 })}" is answered both inline and in --answers; nothing was sent`, 'Give each key one answer.');
+  }
+  const plan = planAnswers(pending, answeredBefore, { ...fromFile, ...(src.inline ?? {}) }, src.decline ?? [], src.cancel ?? []);
   if (plan.errors.length) {
-    throw new CliError('invalid-input', `nothing was sent: ${plan.errors.map((e) => sanitize(e, { singleLine: true, maxLength: 300 })).join('; ')}`, 'Fix the answers file (see `mcp-tasks get <ref>` for what each request asks) and run again.');
+    const shape = src.ref ? `\`mcp-tasks answer ${src.ref} --template\` prints what each request asks` : 'the input requests above say what each one asks';
+    throw new CliError('invalid-input', `nothing was sent: ${plan.errors.map((e) => sanitize(e, { singleLine: true, maxLength: 300 })).join('; ')}`, `Fix the answers (${shape}) and answer again; nothing was sent, so that is safe.`);
   }
   const roots = entry.roots ?? [];
   const st = makeStyle(ctx.color);
@@ -99,7 +109,7 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   const { ctx, session, target } = scope;
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
   const again = new Set(src.again ?? []);
-  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), src);
+  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), { ...src, ref: src.ref ?? refFor(target) });
   for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
   for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice\n`);
   const keys = Object.keys(plan.send);

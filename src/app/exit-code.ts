@@ -6,7 +6,7 @@ import { isTerminalStatus } from '../session/task-session.js';
 import type { Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 
-const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt']);
+const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template']);
 const isOutcome = (x: unknown): x is Outcome => typeof x === 'object' && x !== null && !(x instanceof Error) && OUTCOME_KINDS.has((x as { kind?: string }).kind ?? '');
 
 /** An outcome's code, or a thrown error's: a typed failure's own code, anything unexpected 1. */
@@ -30,6 +30,7 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
       return exitCodeForSnapshot(o.snapshot);
     case 'cancel-requested':
     case 'detached':
+    case 'answer-template':
       return ExitCode.Ok;
     case 'task-failure':
       return o.error.exitCode;

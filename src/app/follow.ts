@@ -92,7 +92,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
               const keys = Object.keys(s.inputRequests ?? {}).map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
               progress.say(
                 `the server still lists ${keys} ${Math.round(forMs / 1000)} s after it was handled; mcp-tasks never answers a key twice. ` +
-                `If it stays like this, the server did not take the answer: \`mcp-tasks cancel ${refFor(target)}\` stops the task.`,
+                `If it stays like this, the server did not take the answer: \`${ctx.invocation} cancel ${refFor(target)}\` stops the task.`,
               );
             },
           }

@@ -87,7 +87,14 @@ export interface InDoubt {
   next: string;
 }
 
-export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt;
+/** `answer --template`: the answers file's skeleton for what the task waits for (nothing sent). */
+export interface AnswerTemplate {
+  kind: 'answer-template';
+  target: TaskTarget;
+  template: Record<string, unknown>;
+}
+
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate;
 
 export const report = (target: TaskTarget, end: TaskEnd | Observed, extra: Partial<Pick<TaskReport, 'notes' | 'statePrinted' | 'jsonExtra'>> = {}): TaskReport => ({
   kind: 'task',

@@ -7,11 +7,19 @@ import { PromptAbortedError } from '../prompts/prompter.js';
 import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
 import { UnsupportedGenerationError } from '../session/task-session.js';
 
-export function toCliError(err: unknown, server?: string): CliError | undefined {
+/**
+ * `server` and `ref` (what to type to come back to the task, when one exists) make the next step
+ * a command that runs as printed; without them the hint names no placeholder.
+ */
+export function toCliError(err: unknown, server?: string, ref?: string): CliError | undefined {
   const on = server ? ` (server "${server}")` : '';
+  const checkServer = server ? `\`mcp-tasks server check ${server}\`` : '`mcp-tasks server list` (then `server check` on the one you used)';
+  const getTask = ref ? `\`mcp-tasks get ${ref}\`` : '`mcp-tasks list`';
   if (err instanceof CliError) return err;
   if (err instanceof PromptAbortedError) {
-    return new CliError('interrupted', 'interrupted at a prompt; nothing more was sent', 'Run the command again when you are ready (`mcp-tasks answer <ref>` for a waiting task); handles are kept.');
+    return new CliError('interrupted', 'interrupted at a prompt; nothing more was sent', ref
+        ? `The task exists and keeps its handle: answer it when you are ready with \`mcp-tasks answer ${ref}\` (do not run the call again: that would start a second task).`
+        : 'Nothing was started on the server: run the same command again when you are ready.');
   }
   if (err instanceof UnsupportedGenerationError) {
     return new CliError('protocol', err.message, `Upgrade the server to ${MODERN_PROTOCOL_VERSION}, or use a client that speaks the 2025-11-25 tasks API for it.`);
@@ -29,25 +37,25 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
     const msg = sanitize(err.message, { singleLine: true, maxLength: 400 });
     if (err.isMissingCapability) return missingCapabilityError(err, on, server);
     if (err.code === ErrorCode.UnsupportedProtocolVersion) {
-      return new CliError('protocol', `the server no longer accepts the protocol version mcp-tasks used${on}: ${msg}`, `It changed since it was last checked: \`mcp-tasks server check ${server ?? '<name>'}\` refreshes what is known about it.`, ExitCode.Unreachable);
+      return new CliError('protocol', `the server no longer accepts the protocol version mcp-tasks used${on}: ${msg}`, `It changed since it was last checked: ${checkServer} refreshes what is known about it.`, ExitCode.Unreachable);
     }
     if (err.code === ErrorCode.HeaderMismatch) {
       // -32020: the HTTP headers did not match the body, so the server admitted nothing.
-      return new CliError('protocol', `the server did not admit the request${on}: header mismatch (error -32020): ${msg}`, `Nothing was started or changed, so it is safe to retry; if it persists, \`mcp-tasks server check ${server ?? '<name>'}\` and report it to the server's operator.`, ExitCode.Unreachable);
+      return new CliError('protocol', `the server did not admit the request${on}: header mismatch (error -32020): ${msg}`, `Nothing was started or changed, so it is safe to retry; if it persists, run ${checkServer} and report it to the server's operator.`, ExitCode.Unreachable);
     }
     if (err.method === 'tasks/update' && err.code === ErrorCode.InvalidParams) {
       // Unknown task, a task no longer waiting, or responses it does not accept: the answer was not taken.
-      return new CliError('invalid-input', `the server refused the answer${on}: ${msg}`, 'Nothing was recorded as answered. `mcp-tasks get <ref>` shows what the task is waiting for now.');
+      return new CliError('invalid-input', `the server refused the answer${on}: ${msg}`, `Nothing was recorded as answered. ${getTask} shows what the task is waiting for now.`);
     }
     if (err.isUnknownTask) {
       return new CliError('lost', `the server no longer knows this task${on}: ${msg}`, "Its outcome was not observed; check the server's own records before resubmitting.");
     }
-    if (err.code === ErrorCode.MethodNotFound) return new CliError('protocol', `the server does not support ${err.method ?? 'this method'}${on}: ${msg}`, 'Check `mcp-tasks server check` for what it supports.');
+    if (err.code === ErrorCode.MethodNotFound) return new CliError('protocol', `the server does not support ${err.method ?? 'this method'}${on}: ${msg}`, `Check ${checkServer} for what it supports.`);
     if (err.method?.startsWith('tasks/')) {
       // An error about a request on the task is not the task failing: its state was not observed.
-      return new CliError('protocol', `the server answered ${err.method} with error ${err.code}${on}: ${msg}; the task's state was not observed, and its handle is kept`, 'Try again later (`mcp-tasks get <ref>`); if it persists, report it to the server\'s operator.');
+      return new CliError('protocol', `the server answered ${err.method} with error ${err.code}${on}: ${msg}; the task's state was not observed, and its handle is kept`, `Try again later (${getTask}); if it persists, report it to the server's operator.`);
     }
-    if (err.code === ErrorCode.InvalidParams) return new CliError('invalid-input', `the server rejected the request${on}: ${msg}`, 'Check the arguments against `mcp-tasks tools <server>`.');
+    if (err.code === ErrorCode.InvalidParams) return new CliError('invalid-input', `the server rejected the request${on}: ${msg}`, server ? `Check the arguments against \`mcp-tasks tools ${server}\`.` : 'Check the arguments against the tool\'s schema (`mcp-tasks tools` with the server\'s name).');
     // The call itself was answered with a JSON-RPC error: the operation failed, and no task exists.
     return new CliError('protocol', `the server answered with error ${err.code}${on}: ${msg}`, 'Retry later, or contact the server operator.', ExitCode.TaskFailed);
   }
@@ -57,7 +65,7 @@ export function toCliError(err: unknown, server?: string): CliError | undefined 
 /** `-32021`: name what the server says is missing (from `data.requiredCapabilities`), or say it named nothing. */
 function missingCapabilityError(err: RpcResponseError, on: string, server?: string): CliError {
   const names = missingCapabilityNames(err.data)?.map((n) => sanitize(n, { singleLine: true, maxLength: 80 }));
-  const check = `\`mcp-tasks server check ${server ?? '<name>'}\``;
+  const check = server ? `\`mcp-tasks server check ${server}\`` : '`mcp-tasks server list`';
   if (!names || names.length === 0) {
     const msg = sanitize(err.message, { singleLine: true, maxLength: 200 });
     return new CliError('protocol', `the server requires a client capability${on} but did not name it (error ${err.code} without data.requiredCapabilities): ${msg}`, `Nothing was run. Ask the server's operator which capability it needs; ${check} shows what it advertises.`, ExitCode.Unreachable);

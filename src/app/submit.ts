@@ -9,7 +9,7 @@ import { sanitize } from '../output/sanitize.js';
 import type { Vault } from '../vault/vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import { followTask } from './follow.js';
-import { taskScope } from './with-task.js';
+import { inScope, taskScope } from './with-task.js';
 import { report, type InDoubt, type Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 import type { TaskTarget } from './task-target.js';
@@ -92,13 +92,16 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   scope.observe(task);
   if (opts.detach) return { kind: 'detached', target, snapshot: task };
 
-  const end = await followTask(scope, {
-    initial: task,
-    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-    onInputRequired: inputHandler(scope, opts),
-    onInputRelisted: relistedHandler(scope, opts),
+  // In the task's scope: a failure from here on (Ctrl-C at a prompt) names the task, never "run it again".
+  return inScope(scope, async () => {
+    const end = await followTask(scope, {
+      initial: task,
+      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      onInputRequired: inputHandler(scope, opts),
+      onInputRelisted: relistedHandler(scope, opts),
+    });
+    return report(target, end);
   });
-  return report(target, end);
 }
 
 /** No handle came back. If the request may have reached the server, the outcome is in doubt. */

@@ -65,6 +65,13 @@ export function newRecord(entry: ServerEntry, home: string, operation: VaultReco
   };
 }
 
+/** The configured servers' names, for a hint that names real ones. */
+function serverChoices(servers: ServerStore): string {
+  const names = servers.list().map((e) => e.name);
+  if (names.length === 0) return 'with a server added first (`mcp-tasks server add`)';
+  return names.length === 1 ? names[0]! : `with one of: ${names.join(', ')}`;
+}
+
 /** `-` reads the taskId from stdin, so a full bearer handle never has to appear in argv. */
 function readRef(ctx: Context, ref: string): string {
   if (ref !== '-') return ref;
@@ -112,7 +119,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
     return { vault, target: { record: rec, persisted: true, entry, taskId: rec.taskId } };
   }
   if (!opts.server) {
-    throw new CliError('not-found', `no task in the vault matches "${rawRef === '-' ? '(stdin)' : rawRef}"`, 'Run `mcp-tasks list --all` to see vaulted tasks, or pass --server <name> to inspect a taskId that is not in the vault.');
+    throw new CliError('not-found', `no task in the vault matches "${rawRef === '-' ? '(stdin)' : rawRef}"`, `Run \`mcp-tasks list --all\` to see vaulted tasks, or, for a taskId that is not in the vault, pass --server ${serverChoices(servers)}.`);
   }
   const entry = servers.get(opts.server);
   const now = new Date(ctx.now()).toISOString();

@@ -11,15 +11,17 @@ import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
 import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
+import { refFor } from '../output/present.js';
 import { reconnectEnv, resolveTarget, type TargetOptions, type TaskTarget } from './task-target.js';
 import { report, type Outcome, type TaskFailure, type TaskReport } from './outcomes.js';
 
 export const UNKNOWN_TASK_REASON = 'the server no longer knows this task (unknown or expired taskId)';
 
 /** How a task-bearing command ended: what lifecycle logic saw, or the terminal state the vault holds. */
-export type TaskEnd = WatchEnd | { kind: 'stored-terminal'; snapshot: TaskSnapshot; storedAt: string };
+/** stored-terminal: the vault's terminal state, because the server forgot the task or (`unreachable`) cannot be reached. */
+export type TaskEnd = WatchEnd | { kind: 'stored-terminal'; snapshot: TaskSnapshot; storedAt: string; unreachable?: string };
 
 export interface TaskScope {
   readonly ctx: Context;
@@ -86,8 +88,25 @@ export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: T
     return await fn(scope);
   } catch (err) {
     if (isUnknownTaskError(err)) return report(scope.target, scope.unknown(lostReasonOf(err)));
-    throw toCliError(err, scope.target.entry.name) ?? err;
+    throw toCliError(err, scope.target.entry.name, refFor(scope.target)) ?? err;
   }
+}
+
+/**
+ * The server cannot be reached, but the vault holds the task's terminal state: that state,
+ * marked as stored (on-call at 3 a.m. still gets the answer). Undefined when there is none.
+ */
+export async function storedWhenUnreachable(ctx: Context, ref: string, opts: TargetOptions, err: unknown): Promise<TaskReport | undefined> {
+  if (!(err instanceof CliError) || err.kind !== 'unreachable') return undefined;
+  let target: TaskTarget;
+  try {
+    ({ target } = await resolveTarget(ctx, ref, opts));
+  } catch {
+    return undefined;
+  }
+  const stored = target.persisted ? storedTerminal(target.record) : undefined;
+  if (!stored) return undefined;
+  return report(target, { kind: 'stored-terminal', snapshot: stored, storedAt: target.record.updatedAt, unreachable: err.message }, { jsonExtra: { stored: true } });
 }
 
 /** Open a session for a resolved target; the failure names the server. */
@@ -146,7 +165,7 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
           return r;
         } catch (err) {
           // One task's failure does not stop the others; alone, it is the command's failure.
-          const e = toCliError(err, target.entry.name);
+          const e = toCliError(err, target.entry.name, refFor(target));
           if (!e || resolved.length === 1) throw e ?? err;
           const failure: TaskFailure = { kind: 'task-failure', target, error: e };
           onSettled(failure);

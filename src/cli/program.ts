@@ -189,16 +189,22 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       const ctx = ctxOf(cmd);
       done(await run.watch(refs, watchOptions(opts), ctx));
     });
-  withTargetOptions(program.command('answer <ref>'))
+  withTargetOptions(program.command('answer <ref> [answers...]'))
     .description('answer inputRequests with tasks/update; interactive forms in a terminal')
-    .addHelpText('after', refHelp + '\n--answers F: a JSON object mapping each input request key to its response (an ElicitResult, a CreateMessageResult or a ListRootsResult).')
+    .addHelpText(
+      'after',
+      refHelp +
+        '\n--answers F: a JSON object mapping each input request key to its response (an ElicitResult, a CreateMessageResult or a ListRootsResult); --template prints one to fill in.' +
+        "\n[answers...]: inline form answers, typed by the form's schema like call's arguments: field=value (one form pending) or KEY.field=value (several); field:=json for typed JSON.",
+    )
     .option('--answers <file>', 'responses by key (JSON; - for stdin)')
+    .option('--template', 'print a JSON answers skeleton for the pending requests (nothing is sent)')
     .addOption(new Option('--decline <key>', 'decline this elicitation (repeatable)').argParser(collect))
     .addOption(new Option('--cancel <key>', 'cancel this elicitation (repeatable)').argParser(collect))
     .addOption(new Option('--again <key>', 'send a new answer to a key answered before, on purpose (repeatable)').argParser(collect))
-    .action(async (ref: string, opts, cmd: Command) => {
+    .action(async (ref: string, pairs: string[], opts, cmd: Command) => {
       const ctx = ctxOf(cmd);
-      done(await run.answer(ref, answerOptions(opts), ctx));
+      done(await run.answer(ref, { ...answerOptions(opts), ...(pairs.length ? { pairs } : {}) }, ctx));
     });
   withTargetOptions(program.command('cancel <ref>'))
     .description('request cancellation (tasks/cancel); --wait reports the state actually reached')
@@ -237,8 +243,11 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     });
 
   program
-    .command('recover [op-id]')
-    .description('submissions whose outcome is in doubt (request sent, no handle) and the safe next step')
+    .command('recover [ref]')
+    .description('submissions whose outcome is in doubt (request sent, no handle) and the safe next step; --resolve closes one')
+    .addHelpText('after', '\n[ref]: an operation id or a 6+ character prefix of one, a label value, or a taskId prefix (a lost task).\n--resolve closes an in-doubt or lost record after you checked on the server what happened: it becomes terminal, keeps its history, and `prune` may then drop it.')
+    .option('--resolve <outcome>', 'after an out-of-band check: completed, not-run or failed')
+    .option('--note <text>', 'with --resolve: what you found (kept in the record)')
     .option('--resubmit', 'send the operation again when that cannot duplicate its effect')
     .option('--force', 'with --resubmit: resubmit even an operation not known to be safe (asks in a terminal)')
     .option('--detach', 'with --resubmit: print the new handle and exit')

@@ -18,6 +18,10 @@ export interface AnswerOptions extends TargetOptions {
   cancel?: string[];
   /** Keys answered before that get a new answer on purpose. */
   again?: string[];
+  /** Print the answers file's skeleton instead of answering. */
+  template?: boolean;
+  /** Inline answers: field=value (one pending form) or KEY.field=value; key:=json typed. */
+  pairs?: string[];
 }
 
 export interface CancelOptions extends TargetOptions {
@@ -46,7 +50,7 @@ const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(st
 
 export const getOptions = (f: Flags): GetOptions => targetOptions(f);
 export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), active: f.active === true || undefined });
-export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOptions(f), answers: str(f.answers), decline: strs(f.decline), cancel: strs(f.cancel), again: strs(f.again) });
+export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOptions(f), answers: str(f.answers), decline: strs(f.decline), cancel: strs(f.cancel), again: strs(f.again), template: f.template === true || undefined });
 export const cancelOptions = (f: Flags): CancelOptions => pick({ ...targetOptions(f), wait: f.wait === true || undefined, timeoutMs: timeoutOf(f), force: f.force === true || undefined });
 export const callOptions = (f: Flags): CallOptions => {
   const timeoutMs = timeoutOf(f);

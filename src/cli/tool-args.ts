@@ -7,7 +7,10 @@ import { argumentsMessage } from '../protocol/schema-message.js';
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema> };
 
-function invalid(message: string, next = 'Run `mcp-tasks tools <server>` to see the tool\'s arguments.'): CliError {
+/** Said when the arguments do not fit; call.ts puts in the server's name. */
+export const SEE_TOOL_ARGS = 'Run `mcp-tasks tools SERVER` to see the tool\'s arguments.';
+
+function invalid(message: string, next = SEE_TOOL_ARGS): CliError {
   return new CliError('invalid-input', message, next);
 }
 

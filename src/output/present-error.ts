@@ -2,6 +2,7 @@
 // --json), never a stack trace unless -v. Kept apart from present.ts so main.ts can load it
 // at start-up without the renderers.
 import { safeJson } from './sanitize.js';
+import { asInvoked } from '../invocation.js';
 
 export interface ErrorView {
   kind: string;
@@ -14,10 +15,14 @@ export interface ErrorSink {
   verbose: boolean;
   stdout: { write(t: string): void };
   stderr: { write(t: string): void };
+  /** The command as invoked: the `mcp-tasks …` commands in a next step are rewritten to it. */
+  invocation?: string;
 }
 
 /** An expected failure (a CliError's kind, message and next step). */
 export function presentError(out: ErrorSink, e: ErrorView, extra: Record<string, unknown> = {}): void {
+  const next = out.invocation ? asInvoked(e.next, out.invocation) : e.next;
+  e = { kind: e.kind, message: e.message, next };
   if (out.json) out.stdout.write(safeJson({ error: { kind: e.kind, message: e.message, next: e.next }, ...extra }) + '\n');
   else out.stderr.write(`mcp-tasks: ${e.message}\n  next: ${e.next}\n`);
 }

@@ -7,11 +7,15 @@ import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
 import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
-import { sanitize } from './sanitize.js';
+import { safeJson, sanitize } from './sanitize.js';
+import { asInvoked } from '../invocation.js';
+import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
+import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
-  if (!target.persisted) return `- --server ${target.entry.name}  (taskId on stdin)`;
+  // The taskId came on stdin and stays off argv: the hint reads it from stdin again.
+  if (!target.persisted) return `- --server ${target.entry.name}`;
   // A prefix rather than a label: labels may be shared by several tasks, a 12-character prefix is not.
   return typeableRef({ taskId: target.taskId, opId: target.record.opId });
 }
@@ -19,7 +23,9 @@ export function refFor(target: TaskTarget): string {
 export function present(ctx: Context, outcome: Outcome): void {
   const st = makeStyle(ctx.color);
   const out = (t: string) => ctx.stdout.write(t);
-  const err = (line: string) => ctx.stderr.write(`${line}\n`);
+  // Every command printed here runs as it is when pasted: `mcp-tasks …` becomes the command as invoked.
+  const hint = (t: string) => out(asInvoked(t, ctx.invocation));
+  const err = (line: string) => ctx.stderr.write(`${asInvoked(line, ctx.invocation)}\n`);
   switch (outcome.kind) {
     case 'task':
       return presentReport(ctx, outcome);
@@ -36,7 +42,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       if (ctx.json) out(jsonLine({ ...taskJson(target.record, snapshot), cancellation: 'not-sent' }));
       else {
         out(`${target.record.operation.name} on ${target.entry.name} already ended ${snapshot.status} (kept in the vault); no cancellation was sent.\n`);
-        out(`  \`mcp-tasks show ${refFor(target)}\` shows its result; \`mcp-tasks cancel ${refFor(target)} --force\` sends tasks/cancel anyway.\n`);
+        hint(`  \`mcp-tasks show ${refFor(target)}\` shows its result; \`mcp-tasks cancel ${refFor(target)} --force\` sends tasks/cancel anyway.\n`);
       }
       return;
     }
@@ -45,7 +51,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       if (ctx.json) out(jsonLine({ ...taskJson(target.record), cancellation: 'requested' }));
       else {
         out(`cancellation requested for ${target.record.operation.name} on ${target.entry.name}; the server acknowledged it.\n`);
-        out(`  The task may still complete or fail: \`mcp-tasks cancel ${refFor(target)} --wait\` or \`mcp-tasks watch ${refFor(target)}\` shows the state it reaches.\n`);
+        hint(`  The task may still complete or fail: \`mcp-tasks cancel ${refFor(target)} --wait\` or \`mcp-tasks watch ${refFor(target)}\` shows the state it reaches.\n`);
       }
       return;
     }
@@ -66,7 +72,9 @@ export function present(ctx: Context, outcome: Outcome): void {
         err(`${record.operation.name} on ${server} needs input before it starts:`);
         ctx.stderr.write(renderInputRequests(inputRequests, st));
       }
-      err(`next: run it in a terminal to answer interactively, or pass --answers <file> with a response for each key; nothing was started.`);
+      // Nothing exists yet, so running the call again is right: with the answers this time.
+      err(`next: nothing was started. Run the same call in a terminal to answer interactively, or from a script add --answers answers.json, with answers.json shaped like (replace every "fill in" placeholder):`);
+      ctx.stderr.write(`${safeJson(answersTemplate(inputRequests, []), 2)}\n`);
       return;
     }
     case 'detached': {
@@ -74,9 +82,21 @@ export function present(ctx: Context, outcome: Outcome): void {
       const ref = refFor(target);
       if (ctx.json) return out(jsonLine(taskJson(target.record, snapshot)));
       out(`${st.c.bold(target.record.operation.name)} on ${st.c.bold(target.entry.name)}: task started (${snapshot.status})\n`);
-      out(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
-      out(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
-      if (snapshot.status === 'input_required') out(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
+      hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
+      hint(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
+      if (snapshot.status === 'input_required') hint(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
+      const ttlWarning = shortTtlWarning(snapshot, ref, ctx.invocation);
+      if (ttlWarning) err(ttlWarning);
+      return;
+    }
+    case 'answer-template': {
+      // The skeleton itself is the output (stdout, pretty JSON, with or without --json): `> answers.json`.
+      const { target, template } = outcome;
+      out(`${safeJson(template, 2)}\n`);
+      if (!ctx.json) {
+        const ref = refFor(target);
+        err(`replace every "fill in" placeholder (one left is refused), then: \`mcp-tasks answer ${ref} --answers FILE\``);
+      }
       return;
     }
     case 'in-doubt': {
@@ -96,7 +116,7 @@ export function present(ctx: Context, outcome: Outcome): void {
 function presentFailure(ctx: Context, f: TaskFailure): void {
   const { target, error } = f;
   if (ctx.json) presentError(ctx, error, { taskId: target.taskId, server: target.entry.name });
-  else ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${error.message}\n  next: ${error.next}\n`);
+  else ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${error.message}\n  next: ${asInvoked(error.next, ctx.invocation)}\n`);
 }
 
 function presentReport(ctx: Context, r: TaskReport): void {
@@ -104,7 +124,7 @@ function presentReport(ctx: Context, r: TaskReport): void {
   const { target, end } = r;
   const snapshot = end.snapshot;
   const ref = refFor(target);
-  const err = (line: string) => ctx.stderr.write(`${line}\n`);
+  const err = (line: string) => ctx.stderr.write(`${asInvoked(line, ctx.invocation)}\n`);
 
   if (end.kind === 'observed') {
     if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(target.record, snapshot), ...(r.jsonExtra ?? {}) }));
@@ -126,7 +146,8 @@ function presentReport(ctx: Context, r: TaskReport): void {
     case 'terminal':
       break;
     case 'stored-terminal':
-      err(`note: the server no longer keeps this task; this is the terminal state stored in the vault on ${end.storedAt}.`);
+      if (end.unreachable) err(`note: stored result: ${end.unreachable}; this is the terminal state stored in the vault on ${end.storedAt} (the server was not asked again).`);
+      else err(`note: the server no longer keeps this task; this is the terminal state stored in the vault on ${end.storedAt}.`);
       break;
     case 'needs-input':
       if (end.relisted?.length) {
@@ -137,7 +158,8 @@ function presentReport(ctx: Context, r: TaskReport): void {
         err(`The task is waiting for input:`);
         err(renderInputRequests(snapshot.inputRequests, st).trimEnd());
       }
-      err(`next: answer it with \`mcp-tasks answer ${ref}\` (or --answers <file> from a script); the task stays on the server until then.`);
+      if (ctx.interactive) err(`next: answer it with \`mcp-tasks answer ${ref}\`; the task stays on the server until then.`);
+      else for (const line of scriptedAnswerHint(ctx.invocation, ref, snapshot?.inputRequests ?? {}, target.record.inputKeysAnswered)) err(line);
       break;
     case 'timeout':
       err(`mcp-tasks: still ${snapshot?.status ?? 'running'} when --timeout was reached; the handle is kept.`);
@@ -156,6 +178,33 @@ function presentReport(ctx: Context, r: TaskReport): void {
       err(`  next: \`mcp-tasks watch ${ref}\` once the server is back.`);
       break;
   }
+}
+
+/** Under this, a detached task may be gone before anyone comes back: say so. */
+export const SHORT_TTL_MS = 15 * 60_000;
+
+/** `call --detach` with a short ttlMs: when the server may forget the task, and what to run before. */
+export function shortTtlWarning(snapshot: { ttlMs: number | null; createdAt: string }, ref: string, invocation: string): string | undefined {
+  if (snapshot.ttlMs === null || snapshot.ttlMs >= SHORT_TTL_MS) return undefined;
+  const created = Date.parse(snapshot.createdAt);
+  const until = Number.isFinite(created) ? ` (about ${new Date(created + snapshot.ttlMs).toISOString()})` : '';
+  const secs = Math.round(snapshot.ttlMs / 1000);
+  const span = secs >= 120 ? `${Math.round(secs / 60)} min` : `${secs} s`;
+  return `warning: the server keeps this task only ${span} after it was created${until}; its result is lost if nobody asks before then: \`${invocation} watch ${ref}\` (or \`${invocation} get ${ref}\` once it ends) stores it in the vault.`;
+}
+
+/**
+ * Without a terminal: the commands that answer from a script, exactly as they run (the task stays
+ * on the server until then).
+ */
+export function scriptedAnswerHint(invocation: string, ref: string, pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[]): string[] {
+  const inline = inlineExample(pending, answeredBefore);
+  const cmd = `${invocation} answer ${ref}`;
+  return [
+    `next: answer it in a terminal with \`${cmd}\`; the task stays on the server until then. From a script:`,
+    ...(inline ? [`  inline (typed by the form): \`${cmd} ${inline.join(' ')}\``] : []),
+    `  from a file: \`${cmd} --template > answers.json\`, replace every "fill in" placeholder, then \`${cmd} --answers answers.json\``,
+  ];
 }
 
 /**

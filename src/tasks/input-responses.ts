@@ -87,9 +87,26 @@ export function checkField(name: string, f: FieldSchema | undefined, v: unknown)
   return undefined;
 }
 
+/** Every placeholder of `answer --template` starts so: a response that still holds one is refused. */
+export const PLACEHOLDER_MARK = '<fill in';
+
+/** The first placeholder left in a response (a path like content.confirm), or undefined. */
+export function placeholderLeft(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.startsWith(PLACEHOLDER_MARK) ? path || '(the response)' : undefined;
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const hit = placeholderLeft(v, path ? `${path}.${k}` : k);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
 /** Does `response` answer `request`? A message naming the key and field, or undefined. */
 export function checkResponse(key: string, request: InputRequestSnapshot, response: unknown): string | undefined {
   const at = (m: string) => `answer for "${key}": ${m}`;
+  const left = placeholderLeft(response);
+  if (left) return at(`${left} still holds the template's placeholder: replace it with your answer`);
   switch (request.method) {
     case 'elicitation/create': {
       const issue = firstIssue(ElicitResultV2Schema, response);

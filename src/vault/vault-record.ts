@@ -60,6 +60,11 @@ export interface VaultRecord {
   session?: { protocolVersion: string; sessionId?: string };
   /** Why the record is lost or in doubt, in words. */
   reason?: string;
+  /**
+   * Closed by hand after an out-of-band check (`recover <ref> --resolve`): what the person found,
+   * and what the record was before (kept; the record is then terminal, so `prune` may drop it).
+   */
+  resolution?: { outcome: 'completed' | 'not-run' | 'failed'; note?: string; at: string; was: VaultPhase; reason?: string };
   labels: Record<string, string>;
   /** While `submitting`: the process sending the request (set by the vault), see writer.ts. */
   writer?: { pid: number; startedAtMs: number };

@@ -56,7 +56,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stdout, /confirm_delete on web: input required/);
     assert.match(r.stderr, /The task is waiting for input:\n\s+confirm: a form: Delete x\.txt\?\n\s+fields: confirm/);
-    const m = /next: answer it with `mcp-tasks (answer \S+)`/.exec(r.stderr);
+    const m = /next: answer it in a terminal with `mcp-tasks (answer \S+)`/.exec(r.stderr);
     assert.ok(m, r.stderr);
     const [record] = await allRecords(h);
     const ref = m[1]!.slice('answer '.length);
@@ -77,7 +77,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
     // The printed ref is a short taskId prefix (labels may be shared by several tasks).
     const [record] = await allRecords(h);
     const expected = record.taskId.startsWith('-') ? record.opId.slice(0, 8) : record.taskId.slice(0, 12);
-    assert.ok(r.stderr.includes(`next: answer it with \`mcp-tasks answer ${expected}\``), r.stderr);
+    assert.ok(r.stderr.includes(`next: answer it in a terminal with \`mcp-tasks answer ${expected}\``), r.stderr);
   });
 
   test('--no-input in a terminal is the same as no terminal: exit 5, nothing prompted', async () => {
@@ -87,7 +87,7 @@ describe('call and watch with input requests', { concurrency: 4 }, () => {
       const end = await pty.done;
       assert.equal(end.code, 5, end.text);
       assert.doesNotMatch(end.text, /Your answer/);
-      assert.match(end.text, /next: answer it with `mcp-tasks answer \S+`/);
+      assert.match(end.text, /next: answer it in a terminal with `mcp-tasks answer \S+`/);
     } finally {
       pty.kill();
     }

@@ -4,9 +4,9 @@
 // ends, so a failing assertion never leaves a server behind.
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** bin/mcp-tasks.js, seen from the compiled build/test/helpers/cli.js. */
@@ -61,6 +61,14 @@ export interface RunOptions {
   detached?: boolean;
 }
 
+/**
+ * A directory holding `mcp-tasks` (a link to BIN), first on every child's PATH, as `npm link`
+ * leaves it: the CLI then prints its hints as `mcp-tasks …`, and they run from a shell as printed.
+ * A test that removes it from PATH sees the `node <script>` form.
+ */
+export const PATH_BIN_DIR = tempDir('mcp-tasks-path-');
+symlinkSync(BIN, join(PATH_BIN_DIR, 'mcp-tasks'));
+
 /** The child's environment: ours minus anything that would change the CLI's behaviour, plus CI=1, NO_COLOR=1 and no keychain. */
 function childEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -69,6 +77,7 @@ function childEnv(home: string, extra: Record<string, string | undefined> = {}):
     env[k] = v;
   }
   env.MCP_TASKS_HOME = home;
+  env.PATH = `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`;
   env.CI = '1';
   env.NO_COLOR = '1';
   // Never touch the developer's OS keychain from a test (CI=1 implies it too).

@@ -6,6 +6,8 @@
 // The child gets TERM=xterm, NO_COLOR=1, no CI (CI disables prompting), MCP_TASKS_NO_KEYCHAIN=1,
 // a 120x40 window, and its own MCP_TASKS_HOME. Every process is tracked and killed when the test ends or the test
 // process exits; every wait has a deadline.
+import { delimiter } from 'node:path';
+import { PATH_BIN_DIR } from './cli.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -73,7 +75,7 @@ export class PtyProcess {
       env[k] = v;
     }
     // No CI (it disables prompting), so opt out of the OS keychain explicitly: a test never touches it.
-    Object.assign(env, { MCP_TASKS_HOME: opts.home, MCP_TASKS_NO_KEYCHAIN: '1', TERM: 'xterm', NO_COLOR: '1', SHELL: '/bin/sh', LANG: 'C.UTF-8' });
+    Object.assign(env, { MCP_TASKS_HOME: opts.home, MCP_TASKS_NO_KEYCHAIN: '1', TERM: 'xterm', NO_COLOR: '1', SHELL: '/bin/sh', LANG: 'C.UTF-8', PATH: `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}` });
     for (const [k, v] of Object.entries(opts.env ?? {})) {
       if (v === undefined) delete env[k];
       else env[k] = v;

@@ -4,13 +4,16 @@ import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { withTask } from '../../app/with-task.js';
 import type { AnswerOptions } from '../task-options.js';
-import { report, type TaskReport } from '../../app/outcomes.js';
+import { report, type AnswerTemplate, type TaskReport } from '../../app/outcomes.js';
+import { answersTemplate } from '../../tasks/answer-template.js';
+import { inlineAnswers } from '../inline-answers.js';
+import { refFor, scriptedAnswerHint } from '../../output/present.js';
 import { answerTaskRound } from '../../app/answering.js';
 import { isTerminalStatus } from '../../session/task-session.js';
 import { finish } from '../finish.js';
 import { relistedKeys } from '../../tasks/input-stuck.js';
 
-export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOptions): Promise<TaskReport> {
+export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOptions): Promise<TaskReport | AnswerTemplate> {
   if (opts.answers === '-' && ref === '-') throw new CliError('usage', 'stdin cannot carry both the taskId and the answers', 'Give the task by prefix or label, or the answers as a file.');
   // Answering is the one command that always serves input (2025-11-25 opens tasks/result for it).
   return withTask(ctx, ref, { ...opts, serveInput: true }, async (scope) => {
@@ -20,8 +23,13 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     if (before.status !== 'input_required') {
       return report(target, { kind: 'observed', snapshot: before }, { notes: ctx.json ? [] : [`nothing to answer: the task is ${before.status}`] });
     }
+    const pending = before.inputRequests ?? {};
+    const answeredBefore = target.record.inputKeysAnswered.filter((k) => !(opts.again ?? []).includes(k));
+    if (opts.template) return { kind: 'answer-template', target, template: answersTemplate(pending, answeredBefore) } satisfies AnswerTemplate;
+    const inline = opts.pairs?.length ? inlineAnswers(opts.pairs, pending, answeredBefore, refFor(target)) : undefined;
 
-    const round = await answerTaskRound(scope, before.inputRequests ?? {}, {
+    const round = await answerTaskRound(scope, pending, {
+      ...(inline ? { inline } : {}),
       ...(opts.answers !== undefined ? { answers: opts.answers } : {}),
       ...(opts.decline ? { decline: opts.decline } : {}),
       ...(opts.cancel ? { cancel: opts.cancel } : {}),
@@ -42,7 +50,8 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     const notes: string[] = [];
     if (!isTerminalStatus(after.status)) {
       if (stillPending.length > 0) {
-        if (round.sent.length === 0) notes.push(`nothing was sent${ctx.interactive ? '' : ' (no terminal to ask in: pass --answers <file>, --decline KEY or --cancel KEY)'}`);
+        if (round.sent.length === 0) notes.push(`nothing was sent${ctx.interactive ? '' : ' (no terminal to ask in)'}`);
+        if (!ctx.interactive) notes.push(...scriptedAnswerHint(ctx.invocation, refFor(target), after.inputRequests ?? {}, target.record.inputKeysAnswered));
         notes.push(`still waiting for: ${stillPending.join(', ')}`);
       } else if (!ctx.json) notes.push(`next: \`mcp-tasks watch ${ref === '-' ? `- --server ${target.entry.name}` : ref}\` to follow it to the end`);
     }

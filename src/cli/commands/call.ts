@@ -12,7 +12,7 @@ import { submitOperation } from '../../app/submit.js';
 import { readAnswers } from '../../app/answering.js';
 import { finish } from '../finish.js';
 import { toolsFor } from '../../app/tool-cache.js';
-import { buildArguments, validateArguments } from '../tool-args.js';
+import { buildArguments, SEE_TOOL_ARGS, validateArguments } from '../tool-args.js';
 import type { CallOptions } from '../task-options.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
 
@@ -36,8 +36,15 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
         const names = tools.map((t) => t.name).slice(0, 15).join(', ');
         throw new CliError('not-found', `server "${server}" has no tool "${tool}"`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
       }
-      const args = buildArguments({ pairs, ...(opts.argsJson !== undefined ? { argsJson: opts.argsJson } : {}), ...(opts.argsFile !== undefined ? { argsFile: opts.argsFile } : {}) }, info.inputSchema);
-      await validateArguments(tool, args, info.inputSchema);
+      let args: Record<string, unknown>;
+      try {
+        args = buildArguments({ pairs, ...(opts.argsJson !== undefined ? { argsJson: opts.argsJson } : {}), ...(opts.argsFile !== undefined ? { argsFile: opts.argsFile } : {}) }, info.inputSchema);
+        await validateArguments(tool, args, info.inputSchema);
+      } catch (err) {
+        // The hint names this server, so it runs as printed.
+        if (err instanceof CliError && err.next === SEE_TOOL_ARGS) throw new CliError(err.kind, err.message, `Run \`mcp-tasks tools ${server}\` to see the tool's arguments.`, err.exitCode);
+        throw err;
+      }
 
       const opId = randomUUID();
       const now = () => new Date(ctx.now()).toISOString();

@@ -1,12 +1,23 @@
 // `get <ref>`: one tasks/get; updates the vault; prints the state, and the result or error when terminal.
 import type { Context } from '../../context.js';
-import { withTask } from '../../app/with-task.js';
+import { storedWhenUnreachable, withTask } from '../../app/with-task.js';
 import type { GetOptions } from '../task-options.js';
 import { report, type TaskReport } from '../../app/outcomes.js';
 import { finish } from '../finish.js';
 import { relistedKeys } from '../../tasks/input-stuck.js';
 
 export async function getTaskReport(ctx: Context, ref: string, opts: GetOptions): Promise<TaskReport> {
+  try {
+    return await askServer(ctx, ref, opts);
+  } catch (err) {
+    // Unreachable, but the terminal state is in the vault: report that, marked as stored.
+    const stored = await storedWhenUnreachable(ctx, ref, opts, err);
+    if (stored) return stored;
+    throw err;
+  }
+}
+
+function askServer(ctx: Context, ref: string, opts: GetOptions): Promise<TaskReport> {
   return withTask(ctx, ref, opts, async (scope) => {
     const snapshot = await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt });
     scope.observe(snapshot);

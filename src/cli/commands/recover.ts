@@ -12,7 +12,8 @@ import { finish } from '../finish.js';
 import { jsonLine, makeStyle } from '../../output/render.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
-import { byCreatedAt, type VaultRecord } from '../../vault/vault-record.js';
+import { byCreatedAt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
+import { didYouMean } from '../did-you-mean.js';
 import { writerGone } from '../../vault/writer.js';
 
 /** A record still `submitting` after this long belongs to a process that died mid-submit. */
@@ -42,6 +43,48 @@ export interface RecoverOptions {
   resubmit?: boolean;
   force?: boolean;
   detach?: boolean;
+  /** Close an in-doubt or lost record after an out-of-band check. */
+  resolve?: string;
+  note?: string;
+}
+
+export const RESOLUTIONS = ['completed', 'not-run', 'failed'] as const;
+type Resolution = (typeof RESOLUTIONS)[number];
+
+/** The in-doubt guidance for one record: the same words bare `recover` prints, and how to close it. */
+function guidance(ctx: Context, r: VaultRecord, st: ReturnType<typeof makeStyle>): string {
+  const v = resubmitVerdict(r);
+  const short = r.opId.slice(0, 8);
+  const inv = ctx.invocation;
+  return (
+    `${st.c.bold(short)}  ${r.operation.name} on ${r.server.name}  ${safeJson(r.operation.arguments)}  submitted ${r.operation.submittedAt}\n` +
+    `          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n` +
+    (v.safe
+      ? `          next: ${inv} recover ${short} --resubmit\n`
+      : `          next: check on the server whether it ran; resubmit only if it did not: ${inv} recover ${short} --resubmit --force\n`) +
+    `          or, once checked: ${inv} recover ${short} --resolve completed|not-run|failed --note "what you found"\n`
+  );
+}
+
+/** `--resolve`: record what an out-of-band check found; the record becomes terminal (history kept). */
+function resolveRecord(ctx: Context, vault: ReturnType<typeof openVault>, rec: VaultRecord, outcome: Resolution, note: string | undefined): number {
+  if (rec.phase !== 'in-doubt' && rec.phase !== 'lost' && rec.phase !== 'submitting') {
+    throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is ${rec.phase}, not in doubt or lost: there is nothing to resolve`, rec.taskId ? `\`mcp-tasks show ${typeableRef(rec)}\` shows what is known about it.` : '`mcp-tasks recover` lists the records in doubt.');
+  }
+  const at = new Date(ctx.now()).toISOString();
+  const updated = vault.update(rec.opId, (r) => {
+    r.resolution = { outcome, ...(note ? { note } : {}), at, was: r.phase, ...(r.reason ? { reason: r.reason } : {}) };
+    r.history.push({ at, status: outcome === 'completed' ? 'completed' : outcome === 'failed' ? 'failed' : 'cancelled', statusMessage: `resolved by hand: ${outcome}${note ? ` (${note})` : ''}` });
+    r.phase = 'terminal';
+    r.updatedAt = at;
+    delete r.reason;
+  });
+  if (ctx.json) ctx.stdout.write(jsonLine({ opId: rec.opId, server: rec.server.name, phase: 'terminal', resolution: updated?.resolution ?? null }));
+  else {
+    ctx.stdout.write(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId.slice(0, 8)}) resolved as ${outcome}${note ? `: ${note}` : ''}; it was ${rec.phase}.\n`);
+    ctx.stdout.write(`  kept in the vault with its history (\`${ctx.invocation} show ${typeableRef(rec)}\`); \`${ctx.invocation} prune\` may now drop it.\n`);
+  }
+  return ExitCode.Ok;
 }
 
 export async function runRecover(opId: string | undefined, opts: RecoverOptions, ctx: Context): Promise<number> {
@@ -59,34 +102,35 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
       ctx.stdout.write('no submissions in doubt: every request sent either got a handle or was refused\n');
       return ExitCode.Ok;
     }
-    for (const r of candidates) {
-      const v = resubmitVerdict(r);
-      ctx.stdout.write(`${st.c.bold(r.opId.slice(0, 8))}  ${r.operation.name} on ${r.server.name}  ${safeJson(r.operation.arguments)}  submitted ${r.operation.submittedAt}\n`);
-      ctx.stdout.write(`          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n`);
-      ctx.stdout.write(
-        v.safe
-          ? `          next: mcp-tasks recover ${r.opId.slice(0, 8)} --resubmit\n`
-          : `          next: check on the server whether it ran; resubmit only if it did not: mcp-tasks recover ${r.opId.slice(0, 8)} --resubmit --force\n`,
-      );
-    }
+    for (const r of candidates) ctx.stdout.write(guidance(ctx, r, st));
     return ExitCode.InDoubt;
   }
 
+  // Refs as everywhere: an operation id or its prefix, a label value, a taskId or its prefix.
   const matches = candidates.filter((r) => r.opId === opId || (opId.length >= 6 && r.opId.startsWith(opId)));
-  if (matches.length === 0) {
-    const any = vault.list().find((r) => r.opId === opId || (opId.length >= 6 && r.opId.startsWith(opId)));
-    if (any?.taskId) throw new CliError('invalid-input', `operation ${opId} is not in doubt: it has a task handle`, `Follow it with \`mcp-tasks watch ${any.taskId.slice(0, 12)}\`.`);
+  const rec = matches.length === 1 ? matches[0]! : matches.length === 0 ? vault.resolve(opId) : undefined;
+  if (matches.length > 1) throw new CliError('invalid-input', `"${opId}" matches ${matches.length} submissions`, 'Give more characters of the operation id.');
+  if (opts.resolve !== undefined) {
+    if (!RESOLUTIONS.includes(opts.resolve as Resolution)) throw new CliError('usage', `--resolve "${opts.resolve}" is not one of ${RESOLUTIONS.join(', ')}${didYouMean(opts.resolve, RESOLUTIONS)}`, `e.g. \`mcp-tasks recover ${opId} --resolve not-run --note "checked the server: no such job"\`.`);
+    if (!rec) throw new CliError('not-found', `no record in the vault matches "${opId}"`, 'Run `mcp-tasks recover` (in doubt) or `mcp-tasks list` (lost) to see them.');
+    return resolveRecord(ctx, vault, rec, opts.resolve as Resolution, opts.note);
+  }
+  if (!rec || (rec.taskId && rec.phase !== 'in-doubt')) {
+    if (rec?.taskId) {
+      const ref = typeableRef(rec);
+      if (rec.phase === 'lost') throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is lost: ${rec.reason ?? 'the server no longer knows it'}`, `Check the server's own records for its effect, then close it: \`mcp-tasks recover ${ref} --resolve completed|not-run|failed --note "what you found"\`.`, ExitCode.InDoubt);
+      throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is not in doubt: it has a task handle`, `Follow it with \`mcp-tasks watch ${ref}\`.`);
+    }
     throw new CliError('not-found', `no in-doubt submission matches "${opId}"`, 'Run `mcp-tasks recover` to list them.');
   }
-  if (matches.length > 1) throw new CliError('invalid-input', `"${opId}" matches ${matches.length} submissions`, 'Give more characters of the operation id.');
-  const rec = matches[0]!;
   const verdict = resubmitVerdict(rec);
 
   if (!opts.resubmit) {
     if (ctx.json) ctx.stdout.write(jsonLine({ opId: rec.opId, server: rec.server.name, operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments }, submittedAt: rec.operation.submittedAt, reason: rec.reason ?? null, resubmit: verdict }));
     else {
       ctx.stdout.write(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId}) is in doubt: ${rec.reason ?? 'the submitting process stopped before a handle came back'}\n`);
-      ctx.stdout.write(`${verdict.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${verdict.why}\n`);
+      // The same guidance as bare `recover`, for this one record.
+      ctx.stdout.write(guidance(ctx, rec, st));
     }
     return ExitCode.InDoubt;
   }

@@ -152,7 +152,7 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
   if (ctx.json) ctx.stdout.write(jsonLine({ server: name, ...view }));
   else {
     const until = typeof view.expiresAt === 'string' ? `, token valid until ${view.expiresAt}${view.refreshable ? ' (renewed by itself)' : ''}` : '';
-    ctx.stdout.write(`signed in to ${name}${record.issuer ? ` at ${sanitize(record.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`mcp-tasks server check ${name}\`\n`);
+    ctx.stdout.write(`signed in to ${name}${record.issuer ? ` at ${sanitize(record.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`${ctx.invocation} server check ${name}\`\n`);
   }
   return ExitCode.Ok;
 }

@@ -8,6 +8,7 @@ import { safeJson, sanitize } from '../../output/sanitize.js';
 import { SECRET_HEADER, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
 import { ServerStore, validateServerName } from '../../servers/server-store.js';
 import { withServerName } from '../../app/remote-error.js';
+import { asInvoked } from '../../invocation.js';
 import { probeServer, TASKS_EXTENSION_ID } from '../../session/open-session.js';
 
 export interface ServerAddOptions {
@@ -147,7 +148,7 @@ export async function runServerAdd(name: string, command: string[], opts: Server
   await store.put(entry);
   const signIn = await (await import('./server-auth.js')).signInNoteForNewServer(entry);
   if (ctx.json) ctx.stdout.write(jsonLine({ ...redactEntry(entry), ...(signIn ? { requiresSignIn: true } : {}) }));
-  else ctx.stdout.write(`added server ${name} (${describe(entry)})\n  next: ${signIn ? `${signIn.replace(/^.*: run /, '')} (it requires sign-in)` : `\`mcp-tasks server check ${name}\``}\n`);
+  else ctx.stdout.write(`added server ${name} (${describe(entry)})\n  next: ${signIn ? `${asInvoked(signIn.replace(/^.*: run /, ''), ctx.invocation)} (it requires sign-in)` : `\`${ctx.invocation} server check ${name}\``}\n`);
   return ExitCode.Ok;
 }
 
@@ -236,7 +237,7 @@ export async function runServerImport(file: string, opts: { only?: string; force
   else {
     for (const n of imported) ctx.stdout.write(`imported ${n}\n`);
     for (const s of skipped) ctx.stderr.write(`skipped ${s.name}: ${s.reason}\n`);
-    if (imported.length) ctx.stdout.write(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`mcp-tasks server show <name>\`)\n`);
+    if (imported.length) ctx.stdout.write(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${ctx.invocation} server show ${imported[0]}\`)\n`);
   }
   return skipped.length && !imported.length ? ExitCode.Usage : ExitCode.Ok;
 }

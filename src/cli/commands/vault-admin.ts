@@ -57,7 +57,7 @@ export async function runExport(refs: string[], opts: { out?: string }, ctx: Con
   if (opts.out) {
     writeFileAtomic(opts.out, text, 0o600);
     if (ctx.json) ctx.stdout.write(jsonLine({ exported: records.length, out: opts.out }));
-    else ctx.stderr.write(`exported ${records.length} task(s) to ${opts.out} (encrypted with MCP_TASKS_EXPORT_KEY; stored credentials are not included)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… mcp-tasks import ${opts.out}\n`);
+    else ctx.stderr.write(`exported ${records.length} task(s) to ${opts.out} (encrypted with MCP_TASKS_EXPORT_KEY; stored credentials are not included)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… ${ctx.invocation} import ${opts.out}\n`);
   } else {
     ctx.stdout.write(text);
   }

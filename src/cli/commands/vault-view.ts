@@ -17,7 +17,7 @@ export interface ListOptions {
   limit?: number;
 }
 
-const statusOf = (r: VaultRecord) => (isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
+const statusOf = (r: VaultRecord) => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
 
 export function filterRecords(records: VaultRecord[], opts: ListOptions): VaultRecord[] {
   const labels = parseLabels(opts.label);
@@ -62,7 +62,7 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   const r = vault.resolve(ref);
   if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
   if (ctx.json) {
-    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, submittedAt: r.operation.submittedAt, history: r.history, inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}) }));
+    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}) }));
     return ExitCode.Ok;
   }
   const st = makeStyle(ctx.color);
@@ -75,6 +75,7 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   const stored = Object.keys(r.auth.secrets ?? {});
   line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);
   line('phase', r.phase + (r.reason ? ` (${r.reason})` : ''));
+  if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${r.resolution.at}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${r.resolution.reason}` : ''})`);
   line('submitted', r.operation.submittedAt);
   if (Object.keys(r.labels).length) line('labels', Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '));
   if (r.inputKeysSeen.length) line('input keys', `seen ${r.inputKeysSeen.join(', ')}; answered ${r.inputKeysAnswered.join(', ') || 'none'}`);
