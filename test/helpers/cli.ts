@@ -122,7 +122,7 @@ export class CliProcess {
     });
     child.stdin!.on('error', () => {}); // the CLI may exit before reading stdin
     child.stdin!.end(opts.input ?? '');
-    const timeoutMs = opts.timeoutMs ?? 30_000;
+    const timeoutMs = opts.timeoutMs ?? 120_000;
     this.done = new Promise<CliResult>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
