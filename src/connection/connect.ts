@@ -12,7 +12,7 @@ import {
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION_ID,
 } from '../protocol/constants.js';
-import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, markNotSent } from '../protocol/remote-errors.js';
 import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
 import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
 import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
@@ -403,8 +403,14 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
 
   const request: Connection['request'] = async (method, params, ro = {}) => {
     if (method !== 'tools/call') return send(method, params, ro);
+    let headers: Record<string, string> | undefined;
     try {
-      return await send(method, params, ro, await toolCallHeaders(params));
+      headers = await toolCallHeaders(params);
+    } catch (err) {
+      throw markNotSent(err);
+    }
+    try {
+      return await send(method, params, ro, headers);
     } catch (err) {
       // -32020: the headers did not match what the server expects, so it admitted nothing. The
       // spec's remedy: list the tools again (the schema may have changed) and retry once.

@@ -72,6 +72,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'detached': {
       const { target, snapshot } = outcome;
       const ref = refFor(target);
+      for (const n of outcome.notes ?? []) err(n);
       if (ctx.json) return out(jsonLine(taskJson(target.record, snapshot)));
       out(`${st.c.bold(target.record.operation.name)} on ${st.c.bold(target.entry.name)}: task started (${snapshot.status})\n`);
       out(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);

@@ -1,0 +1,231 @@
+// Issue 9: a request that may have created work always leaves a vault record. A real proxy in
+// front of the demo server forwards each tools/call (the server really creates the task; the
+// proxy sees its taskId) and then answers the client with something broken. In every cell:
+// the server created a task ⇒ the vault holds a record naming it (a task, or in doubt), and
+// the exit code is the contract's.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { homeWithServer, parseJsonDoc, runCli, startDemo, tempDir, type DemoServer, type Home } from '../helpers/cli.js';
+import { methodOf, startProxy, type ProxyReply, type UpstreamAnswer } from '../helpers/proxy.js';
+
+interface VaultRow {
+  taskId?: string;
+  status?: string;
+  phase?: string;
+  operation?: { name?: string };
+}
+
+async function vaultRows(h: Pick<Home, 'run'>): Promise<VaultRow[]> {
+  const r = await h.run(['--json', 'list', '--all']);
+  assert.equal(r.code, 0, r.stderr);
+  return parseJsonDoc(r.stdout) as VaultRow[];
+}
+
+/** The upstream CreateTaskResult, changed by `edit`, as a JSON answer. */
+function editedTask(up: UpstreamAnswer, edit: (task: Record<string, unknown>) => void): ProxyReply {
+  const msg = structuredClone(up.message!) as { result: Record<string, unknown> };
+  edit(msg.result);
+  return { status: 200, body: JSON.stringify(msg) };
+}
+
+type Cell = {
+  name: string;
+  answer: (up: UpstreamAnswer) => ProxyReply | null;
+  /** A readable taskId: the handle is kept as a task. Else the record is kept in doubt. */
+  keepsTask: boolean;
+};
+
+const MALFORMED: Cell[] = [
+  { name: 'an unknown status', keepsTask: true, answer: (up) => editedTask(up, (t) => (t.status = 'running-ish')) },
+  { name: 'a non-number pollIntervalMs', keepsTask: true, answer: (up) => editedTask(up, (t) => (t.pollIntervalMs = 'soon')) },
+  { name: 'a missing createdAt', keepsTask: true, answer: (up) => editedTask(up, (t) => delete t.createdAt) },
+  { name: 'a wrong resultType with a taskId', keepsTask: true, answer: (up) => editedTask(up, (t) => (t.resultType = 'taks')) },
+  { name: 'truncated JSON', keepsTask: false, answer: (up) => ({ status: 200, body: JSON.stringify(up.message).slice(0, 40) }) },
+  { name: '200 text/html', keepsTask: false, answer: () => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad gateway, but 200</body></html>' }) },
+  { name: 'a task without a taskId', keepsTask: false, answer: (up) => editedTask(up, (t) => delete t.taskId) },
+  { name: 'the connection cut after the server acted (in flight)', keepsTask: false, answer: () => null },
+];
+
+describe('the one rule for submissions: only a JSON-RPC error drops the record', { concurrency: 2 }, () => {
+  let demo: DemoServer;
+  before(async () => {
+    demo = await startDemo();
+  });
+  after(async () => {
+    await demo?.stop();
+  });
+
+  for (const cell of MALFORMED) {
+    test(`${cell.name}: the created task is kept (${cell.keepsTask ? 'as a task, exit 0' : 'in doubt, exit 10'})`, async () => {
+      const created: string[] = [];
+      const proxy = await startProxy(demo.url, {
+        replace: (req, up) => {
+          if (methodOf(req.body) !== 'tools/call') return undefined;
+          const taskId = (up.message?.result as { taskId?: string } | undefined)?.taskId;
+          if (taskId) created.push(taskId);
+          return cell.answer(up);
+        },
+      });
+      try {
+        const h = await homeWithServer('hostile', proxy.url);
+        const r = await h.run(['call', 'hostile', 'slow_compute', 'seconds=60', '--detach']);
+        assert.equal(created.length, 1, 'the server created exactly one task');
+        assert.doesNotMatch(r.stderr, /Nothing was changed locally|unexpected error/i);
+        const rows = await vaultRows(h);
+        assert.equal(rows.length, 1, `one record is kept: ${JSON.stringify(rows)}`);
+        if (cell.keepsTask) {
+          assert.equal(r.code, 0, r.stderr);
+          assert.match(r.stderr, /CreateTaskResult was malformed.*the handle was kept/);
+          assert.equal(rows[0]!.taskId, created[0], 'the record names the task the server created');
+          // The next poll reads the task's real state.
+          const g = await h.run(['--json', 'get', created[0]!.slice(0, 8)]);
+          assert.equal(g.code, 0, g.stderr);
+          assert.equal(parseJsonDoc(g.stdout).status, 'working');
+        } else {
+          assert.equal(r.code, 10, `${r.stdout}\n${r.stderr}`);
+          assert.match(r.stderr, /in doubt/);
+          assert.equal(rows[0]!.phase, 'in-doubt');
+          assert.equal(rows[0]!.operation?.name, 'slow_compute');
+        }
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
+
+  test('a JSON-RPC error answer proves nothing was created: the record leaves the vault', async () => {
+    let calls = 0;
+    const proxy = await startProxy(demo.url, {
+      answer: (req) => {
+        if (methodOf(req.body) !== 'tools/call') return undefined;
+        calls++;
+        const { id } = JSON.parse(req.body.toString('utf8')) as { id: unknown };
+        return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'refused here' } }) };
+      },
+    });
+    try {
+      const h = await homeWithServer('refusing', proxy.url);
+      const r = await h.run(['call', 'refusing', 'slow_compute', 'seconds=60', '--detach']);
+      assert.equal(calls, 1);
+      assert.notEqual(r.code, 10, r.stderr);
+      assert.notEqual(r.code, 0, r.stderr);
+      assert.deepEqual(await vaultRows(h), []);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+/** A small tmpfs, where this machine lets us mount one (root on Linux); undefined elsewhere. */
+function smallTmpfs(): string | undefined {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
+  const dir = tempDir('mcp-tasks-tmpfs-');
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir], { stdio: 'ignore' });
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fill the file system at `dir` until a write fails with ENOSPC. */
+function fillUp(dir: string): string {
+  const filler = join(dir, 'filler');
+  mkdirSync(filler, { recursive: true });
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  for (let i = 0; ; i++) {
+    try {
+      writeFileSync(join(filler, `f${i}`), chunk);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      // The last bytes too: small writes must fail as well.
+      try {
+        for (let j = 0; ; j++) writeFileSync(join(filler, `s${j}`), Buffer.alloc(512, 1));
+      } catch {
+        return filler;
+      }
+    }
+  }
+}
+
+describe('disk full (a real tmpfs)', { concurrency: 1 }, () => {
+  let demo: DemoServer;
+  let mount: string | undefined;
+  before(async () => {
+    demo = await startDemo();
+    mount = smallTmpfs();
+  });
+  after(async () => {
+    await demo?.stop();
+    if (mount) execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+  });
+
+  test('ENOSPC when the handle arrives: the taskId is printed (the only copy), exit 9, and can be adopted later', async (t) => {
+    if (!mount) return t.skip('no tmpfs can be mounted here (needs root on Linux)');
+    const home = join(mount, 'after-handle');
+    const created: string[] = [];
+    let filler: string | undefined;
+    const proxy = await startProxy(demo.url, {
+      replace: (req, up) => {
+        if (methodOf(req.body) !== 'tools/call') return undefined;
+        const taskId = (up.message?.result as { taskId?: string } | undefined)?.taskId;
+        if (taskId) created.push(taskId);
+        // The intent is on disk; the disk fills up before the handle arrives.
+        filler = fillUp(mount!);
+        return undefined;
+      },
+    });
+    try {
+      mkdirSync(home, { recursive: true });
+      const onTmpfs = { run: (args: string[], opts: { input?: string } = {}) => runCli(args, { ...opts, home }) };
+      const added = await onTmpfs.run(['server', 'add', 'full', '--url', proxy.url]);
+      assert.equal(added.code, 0, added.stderr);
+      const r = await onTmpfs.run(['call', 'full', 'slow_compute', 'seconds=60', '--detach']);
+      assert.equal(created.length, 1, 'the server created the task');
+      assert.equal(r.code, 9, r.stderr);
+      assert.doesNotMatch(r.stderr, /unexpected error/);
+      assert.ok(r.stderr.includes(created[0]!), `the whole taskId is printed: ${r.stderr}`);
+      assert.match(r.stderr, /only copy of the taskId/);
+      assert.match(r.stderr, /mcp-tasks get - --server full --save/);
+      // Space again: the printed handle is adopted, as the message says.
+      rmSync(filler!, { recursive: true, force: true });
+      const adopted = await onTmpfs.run(['get', '-', '--server', 'full', '--save'], { input: created[0]! });
+      assert.equal(adopted.code, 0, adopted.stderr);
+      const rows = await vaultRows(onTmpfs);
+      assert.ok(rows.some((row) => row.taskId === created[0]), `the vault names the task: ${JSON.stringify(rows)}`);
+    } finally {
+      await proxy.close();
+      if (filler) rmSync(filler, { recursive: true, force: true });
+    }
+  });
+
+  test('ENOSPC before the send: nothing is sent, exit 9 naming the home', async (t) => {
+    if (!mount) return t.skip('no tmpfs can be mounted here (needs root on Linux)');
+    const home = join(mount, 'before-send');
+    let calls = 0;
+    const proxy = await startProxy(demo.url, {
+      replace: (req) => {
+        if (methodOf(req.body) === 'tools/call') calls++;
+        return undefined;
+      },
+    });
+    let filler: string | undefined;
+    try {
+      mkdirSync(home, { recursive: true });
+      const added = await runCli(['server', 'add', 'full', '--url', proxy.url], { home });
+      assert.equal(added.code, 0, added.stderr);
+      filler = fillUp(mount);
+      const r = await runCli(['call', 'full', 'slow_compute', 'seconds=60', '--detach'], { home });
+      assert.equal(r.code, 9, r.stderr);
+      assert.doesNotMatch(r.stderr, /unexpected error/);
+      assert.ok(r.stderr.includes(home), `the path is named: ${r.stderr}`);
+      assert.equal(calls, 0, 'no tools/call was sent without its intent on disk');
+    } finally {
+      await proxy.close();
+      if (filler) rmSync(filler, { recursive: true, force: true });
+    }
+  });
+});
