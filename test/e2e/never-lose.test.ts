@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { homeWithServer, parseJsonDoc, runCli, startDemo, tempDir, type DemoServer, type Home } from '../helpers/cli.js';
+import { homeWithServer, newHome, parseJsonDoc, runCli, startDemo, tempDir, type DemoServer, type Home } from '../helpers/cli.js';
+import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
+import { Vault } from '../../src/vault/vault.js';
+import { encodeSealed, sealWithPassphrase } from '../../src/vault/vault-crypto.js';
 import { methodOf, startProxy, type ProxyReply, type UpstreamAnswer } from '../helpers/proxy.js';
 
 interface VaultRow {
@@ -227,5 +230,48 @@ describe('disk full (a real tmpfs)', { concurrency: 1 }, () => {
       await proxy.close();
       if (filler) rmSync(filler, { recursive: true, force: true });
     }
+  });
+});
+
+describe('import: all or nothing, and no credentials from a bundle', { concurrency: 2 }, () => {
+  const KEY = 'a long test passphrase for bundles';
+  const bundle = (records: unknown[]): string => {
+    const sealed = sealWithPassphrase(Buffer.from(JSON.stringify({ format: 'mcp-tasks-export', records }), 'utf8'), KEY);
+    return 'mcp-tasks-export v1\n' + encodeSealed(sealed).toString('base64') + '\n';
+  };
+  const NOKC = { MCP_TASKS_NO_KEYCHAIN: '1' };
+
+  test('a malformed record anywhere: exit 1 naming it, nothing committed, refs still work', async () => {
+    const h = newHome();
+    const kept = makeRecord({ taskId: fakeTaskId(), labels: { job: 'kept' } });
+    const v = new Vault(h.dir, NOKC);
+    v.put(kept);
+    const good = makeRecord({ taskId: fakeTaskId(), labels: { job: 'good' } });
+    const bad = { ...makeRecord({ taskId: fakeTaskId() }), labels: 5, phase: 'sideways' };
+    const file = join(tempDir(), 'bad.bundle');
+    writeFileSync(file, bundle([good, bad]));
+    const r = await h.run(['import', file], { env: { MCP_TASKS_EXPORT_KEY: KEY } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`record 2 \\(${bad.opId}\\) is not a valid task record: .*nothing was imported`));
+    assert.doesNotMatch(r.stderr, /unexpected error/);
+    const rows = await vaultRows(h);
+    assert.deepEqual(rows.map((x) => x.taskId), [kept.taskId], 'only what was there before');
+    const byLabel = await h.run(['--json', 'show', 'kept']);
+    assert.equal(byLabel.code, 0, byLabel.stderr);
+  });
+
+  test('stored credentials in a bundle are dropped and reported', async () => {
+    const h = newHome();
+    const withSecret = makeRecord({ taskId: fakeTaskId() });
+    withSecret.auth = { kind: 'bearer-env', bearerEnv: 'SOME_TOKEN', secrets: { SOME_TOKEN: 'stolen-or-planted-token' } };
+    const file = join(tempDir(), 'secret.bundle');
+    writeFileSync(file, bundle([withSecret]));
+    const r = await h.run(['import', file], { env: { MCP_TASKS_EXPORT_KEY: KEY } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /1 record\(s\) carried stored credentials; they were dropped/);
+    const [stored] = new Vault(h.dir, NOKC).list();
+    assert.equal(stored?.taskId, withSecret.taskId);
+    assert.equal(stored?.auth.secrets, undefined, 'no credential was imported');
+    assert.equal(stored?.auth.bearerEnv, 'SOME_TOKEN');
   });
 });
