@@ -275,3 +275,49 @@ describe('import: all or nothing, and no credentials from a bundle', { concurren
     assert.equal(stored?.auth.bearerEnv, 'SOME_TOKEN');
   });
 });
+
+describe('--rebind never sends a credential recorded for another origin', { concurrency: 1 }, () => {
+  let demo: DemoServer;
+  before(async () => {
+    demo = await startDemo();
+  });
+  after(async () => {
+    await demo?.stop();
+  });
+
+  test('after a rebind the token comes from this shell, not from the record; without a TTY it needs --yes', async () => {
+    const OLD = 'old-origin-token-0123456789';
+    const NEW = 'new-origin-token-9876543210';
+    const seenAt = { a: [] as string[], b: [] as string[] };
+    const a = await startProxy(demo.url, { answer: (req) => (seenAt.a.push(String(req.headers.authorization ?? '')), undefined) });
+    const b = await startProxy(demo.url, { answer: (req) => (seenAt.b.push(String(req.headers.authorization ?? '')), undefined) });
+    try {
+      const h = await homeWithServer('web', a.url, ['--bearer-env', 'NL_TOKEN']);
+      const call = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--label', 'job=moving'], { env: { NL_TOKEN: OLD } });
+      assert.equal(call.code, 0, call.stderr);
+      assert.ok(seenAt.a.includes(`Bearer ${OLD}`), 'the old origin got its own token');
+      const show = parseJsonDoc((await h.run(['--json', 'show', 'moving'])).stdout);
+      assert.deepEqual(show.auth.storedCredentials, ['NL_TOKEN'], 'the token was stored for the old origin');
+
+      await h.ok(['server', 'add', 'web', '--url', b.url, '--bearer-env', 'NL_TOKEN', '--force']);
+      const unconfirmed = await h.run(['get', 'moving', '--rebind']);
+      assert.equal(unconfirmed.code, 1, unconfirmed.stderr);
+      assert.match(unconfirmed.stderr, /no terminal to ask in.*\n.*--rebind --yes/);
+      // Confirmed, but this shell has no token: the stored one is NOT sent to the new origin.
+      const noToken = await h.run(['get', 'moving', '--rebind', '--yes']);
+      assert.equal(noToken.code, 8, noToken.stderr);
+      assert.match(noToken.stderr, /NL_TOKEN/);
+      assert.ok(!seenAt.b.some((x) => x.includes(OLD)), `the old token never reached the new origin: ${JSON.stringify(seenAt.b)}`);
+      const after = parseJsonDoc((await h.run(['--json', 'show', 'moving'])).stdout);
+      assert.deepEqual(after.auth.storedCredentials, [], 'the old origin\'s credential is forgotten');
+      // With this shell's token, the rebound handle works.
+      const withToken = await h.run(['--json', 'get', 'moving'], { env: { NL_TOKEN: NEW } });
+      assert.equal(withToken.code, 0, withToken.stderr);
+      assert.ok(seenAt.b.includes(`Bearer ${NEW}`));
+      assert.ok(!seenAt.b.some((x) => x.includes(OLD)));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
