@@ -10,6 +10,7 @@ import { openSession } from '../session/open-session.js';
 import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
+import { sanitize } from '../output/sanitize.js';
 import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
 import { usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
@@ -125,7 +126,7 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
   const seen = new Set<string>();
   for (const { target } of resolved) {
     const key = `${target.entry.name}\0${target.taskId}`;
-    if (seen.has(key)) throw usageError(`the same task is named twice (${target.taskId.slice(0, 10)}…)`);
+    if (seen.has(key)) throw usageError(`the same task is named twice (${sanitize(target.taskId, { singleLine: true }).slice(0, 10)}…)`);
     seen.add(key);
   }
   const sessions = new Map<string, Promise<TaskSession>>();

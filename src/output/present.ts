@@ -7,7 +7,7 @@ import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
 import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
-import { sanitize } from './sanitize.js';
+import { safeName, sanitize } from './sanitize.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
@@ -97,7 +97,7 @@ export function present(ctx: Context, outcome: Outcome): void {
 function presentFailure(ctx: Context, f: TaskFailure): void {
   const { target, error } = f;
   if (ctx.json) presentError(ctx, error, { taskId: target.taskId, server: target.entry.name });
-  else ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${error.message}\n  next: ${error.next}\n`);
+  else ctx.stderr.write(`mcp-tasks: ${safeName(target.record.operation.name)} (${shortTaskId(target.taskId)}): ${sanitize(error.message)}\n  next: ${sanitize(error.next)}\n`);
 }
 
 function presentReport(ctx: Context, r: TaskReport): void {

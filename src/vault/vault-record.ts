@@ -72,10 +72,12 @@ export const UNKNOWN_OPERATION = '(unknown operation)';
 
 /**
  * A short ref a person can type for this record: a taskId prefix, or, when the taskId begins
- * with "-" (base64url) and would read as an option, or there is none, an operation id prefix.
+ * with "-" (base64url) and would read as an option, carries anything but printable ASCII, or
+ * there is none, an operation id prefix.
  */
 export function typeableRef(rec: Pick<VaultRecord, 'taskId' | 'opId'>, length = 12): string {
-  return rec.taskId && !rec.taskId.startsWith('-') ? rec.taskId.slice(0, length) : rec.opId.slice(0, 8);
+  // A server-chosen id with controls or spaces in it is neither safe to print nor typeable: the opId is.
+  return rec.taskId && /^[\x21-\x7e]+$/.test(rec.taskId) && !rec.taskId.startsWith('-') ? rec.taskId.slice(0, length) : rec.opId.slice(0, 8);
 }
 
 export const isActivePhase = (p: VaultPhase) => p === 'submitting' || p === 'active' || p === 'in-doubt';

@@ -12,7 +12,7 @@ import { finish } from '../finish.js';
 import { jsonLine, makeStyle } from '../../output/render.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
-import { byCreatedAt, type VaultRecord } from '../../vault/vault-record.js';
+import { byCreatedAt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
 import { writerGone } from '../../vault/writer.js';
 
 /** A record still `submitting` after this long belongs to a process that died mid-submit. */
@@ -75,7 +75,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
   const matches = candidates.filter((r) => r.opId === opId || (opId.length >= 6 && r.opId.startsWith(opId)));
   if (matches.length === 0) {
     const any = vault.list().find((r) => r.opId === opId || (opId.length >= 6 && r.opId.startsWith(opId)));
-    if (any?.taskId) throw new CliError('invalid-input', `operation ${opId} is not in doubt: it has a task handle`, `Follow it with \`mcp-tasks watch ${any.taskId.slice(0, 12)}\`.`);
+    if (any?.taskId) throw new CliError('invalid-input', `operation ${opId} is not in doubt: it has a task handle`, `Follow it with \`mcp-tasks watch ${typeableRef(any)}\`.`);
     throw new CliError('not-found', `no in-doubt submission matches "${opId}"`, 'Run `mcp-tasks recover` to list them.');
   }
   if (matches.length > 1) throw new CliError('invalid-input', `"${opId}" matches ${matches.length} submissions`, 'Give more characters of the operation id.');
