@@ -31,6 +31,11 @@ export interface TaskScope {
   update(change: (rec: VaultRecord) => void): void;
   /** Fold an observed snapshot into the record (a write only when something changed). */
   observe(snapshot: TaskSnapshot): void;
+  /**
+   * The state to believe: a status that goes backwards after a terminal one the vault holds
+   * (a confused or replayed server) is not believed; the stored terminal state stands.
+   */
+  settled(snapshot: TaskSnapshot): TaskSnapshot;
   /** The server does not know the task: lost, unless a terminal result is stored. */
   unknown(reason?: string): TaskEnd;
 }
@@ -65,6 +70,10 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
       // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
       update((rec) => applySnapshot(rec, s, at), target.persisted && !unchanged);
+    },
+    settled(s) {
+      const stored = storedTerminal(target.record);
+      return stored && !isTerminalStatus(s.status) ? stored : s;
     },
     unknown(reason = UNKNOWN_TASK_REASON) {
       // The server forgot a task whose terminal result we already hold: that is not a loss.

@@ -157,6 +157,8 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
         return new ProtocolViolationError(err.message);
     }
   }
+  // A body that does not parse (truncated, HTML): the server answered, but not with JSON-RPC.
+  if (err instanceof SyntaxError) return new ProtocolViolationError(`the server's answer to ${method} is not valid JSON (${err.message.slice(0, 120)})`);
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = e?.code ?? e?.cause?.code;
   if (code === 'ENOENT' && e.syscall?.startsWith('spawn')) return new TransportError(`cannot start the server command: ${e.path ?? ''} not found`, err, false);

@@ -68,6 +68,8 @@ export interface VaultRecord {
 }
 
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
+const TERMINAL = new Set<string>(['completed', 'failed', 'cancelled']);
+
 export const UNKNOWN_OPERATION = '(unknown operation)';
 
 /**
@@ -90,6 +92,8 @@ export const isLostOrInDoubt = (p: VaultPhase): p is 'lost' | 'in-doubt' => p ==
 
 /** Fold an observed snapshot into a record: status history, input keys, terminal result. */
 export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): void {
+  // A terminal state once stored is never replaced by a non-terminal one (a status going backwards).
+  if (rec.phase === 'terminal' && rec.last && TERMINAL.has(rec.last.status) && !TERMINAL.has(s.status)) return;
   const { result, error, ...rest } = s;
   const prev = rec.history[rec.history.length - 1];
   if (!prev || prev.status !== s.status || prev.statusMessage !== s.statusMessage) {

@@ -321,3 +321,91 @@ describe('--rebind never sends a credential recorded for another origin', { conc
     }
   });
 });
+
+describe('smaller items (point 10): the vault stays true against a confused server', { concurrency: 2 }, () => {
+  let demo: DemoServer;
+  before(async () => {
+    demo = await startDemo();
+  });
+  after(async () => {
+    await demo?.stop();
+  });
+
+  test('invalid JSON from tasks/get: exit 7, the handle kept; the next good answer works', async () => {
+    let broken = false;
+    const proxy = await startProxy(demo.url, {
+      replace: (req, up) => (broken && methodOf(req.body) === 'tasks/get' ? { status: 200, body: JSON.stringify(up.message).slice(0, 30) } : undefined),
+    });
+    try {
+      const h = await homeWithServer('garbled', proxy.url);
+      await h.ok(['call', 'garbled', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=garbled']);
+      broken = true;
+      const r = await h.run(['get', 'garbled'], { env: { MCP_TASKS_RETRY: '1,10' } });
+      assert.equal(r.code, 7, r.stderr);
+      assert.doesNotMatch(r.stderr, /unexpected error/);
+      const [row] = await vaultRows(h);
+      assert.deepEqual([row?.phase, row?.status], ['active', 'working'], 'the handle is kept as it was');
+      broken = false;
+      assert.equal((await h.run(['get', 'garbled'])).code, 0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a status going backwards after a terminal one: the stored terminal state stands', async () => {
+    let regress = false;
+    const proxy = await startProxy(demo.url, {
+      replace: (req, up) => {
+        if (!regress || methodOf(req.body) !== 'tasks/get' || !up.message) return undefined;
+        return editedTask(up, (t) => {
+          t.status = 'working';
+          delete t.result;
+        });
+      },
+    });
+    try {
+      const h = await homeWithServer('confused', proxy.url);
+      const done = await h.run(['call', 'confused', 'slow_compute', 'seconds=0', '--label', 'job=back']);
+      assert.equal(done.code, 0, done.stderr);
+      regress = true;
+      for (const args of [['get', 'back'], ['watch', 'back']]) {
+        const r = await h.run(args);
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stdout, /slow_compute on confused: completed/, args.join(' '));
+        assert.doesNotMatch(r.stdout, /: working/, args.join(' '));
+      }
+      const [row] = await vaultRows(h);
+      assert.deepEqual([row?.phase, row?.status], ['terminal', 'completed']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('TTL past by the local clock while the server is unreachable: exit 7, not lost', async () => {
+    let down = false;
+    const proxy = await startProxy(demo.url, {
+      replace: (req, up) => {
+        if (down) return null;
+        // A server whose clock is far behind ours: by our clock the task's ttl ran out long ago.
+        if (!up.message || !['tools/call', 'tasks/get'].includes(methodOf(req.body) ?? '')) return undefined;
+        return editedTask(up, (t) => {
+          t.createdAt = '2001-01-01T00:00:00Z';
+          t.ttlMs = 1000;
+        });
+      },
+    });
+    try {
+      const h = await homeWithServer('skewed', proxy.url);
+      await h.ok(['call', 'skewed', 'slow_compute', 'seconds=600', '--detach', '--label', 'job=skew']);
+      const alive = await h.run(['get', 'skew']);
+      assert.equal(alive.code, 0, `a server that answers is the truth: ${alive.stderr}`);
+      down = true;
+      const r = await h.run(['watch', 'skew'], { env: { MCP_TASKS_RETRY: '1,10' } });
+      assert.equal(r.code, 7, r.stderr);
+      const [row] = await vaultRows(h);
+      assert.equal(row?.phase, 'active', 'the handle is not marked lost by our clock');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
