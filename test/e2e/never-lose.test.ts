@@ -409,3 +409,38 @@ describe('smaller items (point 10): the vault stays true against a confused serv
     }
   });
 });
+
+describe('server entries from outside: URL secrets and mcp.json types', () => {
+  test('a ?api_key= in a server URL is refused like userinfo, and never echoed', async () => {
+    const h = newHome();
+    const r = await h.run(['server', 'add', 'q', '--url', 'https://mcp.example.com/mcp?api_key=sk-live-123456789&x=1']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /refusing a URL with a credential in its query \(api_key=…\)/);
+    assert.ok(!r.stderr.includes('sk-live-123456789') && !r.stdout.includes('sk-live-123456789'), 'the secret is not repeated');
+    const list = await h.run(['--json', 'server', 'list']);
+    assert.ok(!list.stdout.includes('sk-live'), 'nothing was stored');
+  });
+
+  test('server import: wrong types are one-line refusals; hostile names are printed clean', async () => {
+    const h = newHome();
+    const file = join(tempDir(), 'mcp.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          five: { command: 5 },
+          stringargs: { command: 'node', args: 'a string' },
+          '\x1b]0;owned\x07evil\x1b[2J': { command: 'node', args: ['x.js'] },
+          good: { command: 'node', args: ['server.js'] },
+        },
+      }),
+    );
+    const r = await h.run(['server', 'import', file]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^skipped five: "command" must be a string, got 5$/m);
+    assert.match(r.stderr, /^skipped stringargs: "args" must be an array of strings, got "a string"$/m);
+    assert.match(r.stdout, /^imported good$/m);
+    for (const text of [r.stdout, r.stderr]) assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(text), `raw control characters: ${JSON.stringify(text)}`);
+    assert.doesNotMatch(r.stderr, /unexpected error/);
+  });
+});
