@@ -205,6 +205,81 @@ describe('disk full (a real tmpfs)', { concurrency: 1 }, () => {
     }
   });
 
+  test('EROFS when the handle arrives (the file system turns read-only): the taskId is printed, exit 9', async (t) => {
+    if (!mount) return t.skip('no tmpfs can be mounted here (needs root on Linux)');
+    const home = join(mount, 'erofs');
+    const created: string[] = [];
+    const proxy = await startProxy(demo.url, {
+      replace: (req, up) => {
+        if (methodOf(req.body) !== 'tools/call') return undefined;
+        const taskId = (up.message?.result as { taskId?: string } | undefined)?.taskId;
+        if (taskId) created.push(taskId);
+        execFileSync('mount', ['-o', 'remount,ro', mount!]);
+        return undefined;
+      },
+    });
+    try {
+      mkdirSync(home, { recursive: true });
+      const added = await runCli(['server', 'add', 'ro', '--url', proxy.url], { home });
+      assert.equal(added.code, 0, added.stderr);
+      const r = await runCli(['call', 'ro', 'slow_compute', 'seconds=60', '--detach'], { home });
+      assert.equal(created.length, 1);
+      assert.equal(r.code, 9, r.stderr);
+      assert.ok(r.stderr.includes(created[0]!), `the whole taskId is printed: ${r.stderr}`);
+      assert.match(r.stderr, /only copy of the taskId/);
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', mount]);
+      await proxy.close();
+    }
+  });
+
+  test('ENOSPC in flight (the disk fills and the answer is lost): exit 9, the intent stays on record for recover', async (t) => {
+    if (!mount) return t.skip('no tmpfs can be mounted here (needs root on Linux)');
+    const home = join(mount, 'in-flight');
+    let calls = 0;
+    let filler: string | undefined;
+    const proxy = await startProxy(demo.url, {
+      replace: (req) => {
+        if (methodOf(req.body) !== 'tools/call') return undefined;
+        calls++;
+        filler = fillUp(mount!);
+        return null;
+      },
+    });
+    try {
+      mkdirSync(home, { recursive: true });
+      const added = await runCli(['server', 'add', 'flight', '--url', proxy.url], { home });
+      assert.equal(added.code, 0, added.stderr);
+      const r = await runCli(['call', 'flight', 'slow_compute', 'seconds=60', '--detach'], { home });
+      assert.equal(calls, 1, 'the server got the request');
+      assert.equal(r.code, 9, r.stderr);
+      assert.match(r.stderr, /the request was sent but no handle came back, and the vault could not record that/);
+      assert.doesNotMatch(r.stderr, /unexpected error/);
+      rmSync(filler!, { recursive: true, force: true });
+      filler = undefined;
+      const rows = await vaultRows({ run: (args: string[]) => runCli(args, { home }) });
+      assert.equal(rows.length, 1, 'the intent record is still there');
+      assert.equal(rows[0]!.operation?.name, 'slow_compute');
+      // Its writer is gone: recover lists it as in doubt at once (exit 10).
+      const rec = await runCli(['recover'], { home });
+      assert.equal(rec.code, 10, rec.stdout + rec.stderr);
+    } finally {
+      await proxy.close();
+      if (filler) rmSync(filler, { recursive: true, force: true });
+    }
+  });
+
+  test('an unusable --home: exit 9 naming the path, never "unexpected error"', async () => {
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, 'not a directory');
+    for (const home of [join(file, 'home'), '/proc/no-such-dir/home']) {
+      const r = await runCli(['--home', home, 'call', 'demo', 'greet', 'name=x']);
+      assert.equal(r.code, 9, r.stderr);
+      assert.ok(r.stderr.includes(home), `names the path: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /unexpected error/);
+    }
+  });
+
   test('ENOSPC before the send: nothing is sent, exit 9 naming the home', async (t) => {
     if (!mount) return t.skip('no tmpfs can be mounted here (needs root on Linux)');
     const home = join(mount, 'before-send');
