@@ -149,7 +149,7 @@ describe('hostile server text never reaches the terminal', { concurrency: 4 }, (
     const d = await ph.run(['call', 'evil', 'multi_input', '--detach', '--label', 'job=pty']);
     assert.equal(d.code, 0, d.stderr);
     const pty = spawnPty(['answer', 'pty'], { home: ph.dir });
-    let raw = '';
+    let raw: string;
     try {
       await pty.waitFor('What is your name?');
       await pty.answer('Your answer', KEY.enter);

@@ -134,8 +134,16 @@ export function redactUrl(raw: string): string {
   try {
     const url = new URL(raw);
     let changed = false;
-    for (const k of [...url.searchParams.keys()]) if (SECRET_QUERY_PARAM.test(k)) (url.searchParams.set(k, 'redacted'), (changed = true));
-    if (url.username || url.password) (url.username = 'redacted', url.password = '', (changed = true));
+    for (const k of [...url.searchParams.keys()]) {
+      if (!SECRET_QUERY_PARAM.test(k)) continue;
+      url.searchParams.set(k, 'redacted');
+      changed = true;
+    }
+    if (url.username || url.password) {
+      url.username = 'redacted';
+      url.password = '';
+      changed = true;
+    }
     return changed ? url.toString() : raw;
   } catch {
     return raw;
