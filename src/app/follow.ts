@@ -50,7 +50,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
   try {
     const end = await pollUntil({
       taskId: target.taskId,
-      get: (id, signal) => session.getTask(id, { signal: signal ?? ctx.interrupt }),
+      get: async (id, signal) => scope.settled(await session.getTask(id, { signal: signal ?? ctx.interrupt })),
       now: ctx.now,
       sleep: ctx.sleep,
       signal: ctx.interrupt,

@@ -76,6 +76,8 @@ export interface Detached {
   kind: 'detached';
   target: TaskTarget;
   snapshot: TaskSnapshot;
+  /** Warnings for stderr (a malformed CreateTaskResult whose handle was kept). */
+  notes?: string[];
 }
 
 /** The request went out, no handle came back: the work may or may not exist. */

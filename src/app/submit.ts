@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { ServerEntry } from '../servers/server-entry.js';
-import { mayHaveArrived, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
+import { provesNothingCreated, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Vault } from '../vault/vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
@@ -87,10 +87,18 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
 
   const task = outcome.task;
   const target: TaskTarget = { record, persisted: true, entry, taskId: task.taskId };
+  ctx.redact(task.taskId);
   const scope = taskScope(ctx, session, vault, target);
-  // The handle is on disk before anything is printed.
-  scope.observe(task);
-  if (opts.detach) return { kind: 'detached', target, snapshot: task };
+  // The handle is on disk before anything is printed; if it cannot be, it is printed instead.
+  try {
+    scope.observe(task);
+  } catch (err) {
+    throw handleNotStored(entry, tool, task.taskId, err);
+  }
+  const notes = outcome.problems?.length
+    ? [`warning: the server's CreateTaskResult was malformed (${sanitize(outcome.problems.join('; '), { singleLine: true, maxLength: 300 })}); the handle was kept and the next poll reads the task's real state`]
+    : [];
+  if (opts.detach) return { kind: 'detached', target, snapshot: task, ...(notes.length ? { notes } : {}) };
 
   // In the task's scope: a failure from here on (Ctrl-C at a prompt) names the task, never "run it again".
   return inScope(scope, async () => {
@@ -100,17 +108,20 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       onInputRequired: inputHandler(scope, opts),
       onInputRelisted: relistedHandler(scope, opts),
     });
-    return report(target, end);
+    return report(target, end, { notes });
   });
 }
 
-/** No handle came back. If the request may have reached the server, the outcome is in doubt. */
+/**
+ * No handle came back. The record leaves the vault only when the failure proves nothing was
+ * created (provesNothingCreated); every other failure keeps it in doubt.
+ */
 function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string, resubmission: boolean): InDoubt {
   const at = new Date(ctx.now()).toISOString();
-  if (!mayHaveArrived(err)) {
+  if (provesNothingCreated(err)) {
     if (resubmission) {
-      // This attempt never arrived, but the first one still may have: the doubt stays on record.
-      vault.update(record.opId, (r) => {
+      // This attempt created nothing, but the first one still may have: the doubt stays on record.
+      keepInDoubt(vault, record, (r) => {
         r.phase = 'in-doubt';
         r.reason = r.reason ?? 'the request was sent but no handle came back';
         r.updatedAt = at;
@@ -121,12 +132,41 @@ function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: 
     }
     throw toCliError(err, server) ?? err;
   }
-  const reason = `the request was sent but no handle came back (${sanitize((err as Error).message, { singleLine: true, maxLength: 200 })})`;
-  vault.update(record.opId, (r) => {
+  const why = err instanceof Error ? err.message : String(err);
+  const reason = `the request was sent but no handle came back (${sanitize(why, { singleLine: true, maxLength: 200 })})`;
+  keepInDoubt(vault, record, (r) => {
     r.phase = 'in-doubt';
     r.reason = reason;
     r.updatedAt = at;
   });
   const next = `Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
   return { kind: 'in-doubt', record, server, reason, next };
+}
+
+/** Mark the record in doubt; if the vault cannot be written, the record stays `submitting` (recover finds it). */
+function keepInDoubt(vault: Vault, record: VaultRecord, change: (r: VaultRecord) => void): void {
+  try {
+    vault.update(record.opId, change);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new CliError(
+      'vault',
+      `${record.operation.name}: the request was sent but no handle came back, and the vault could not record that (${sanitize(why, { singleLine: true, maxLength: 200 })})`,
+      `The record stays as "submitting" (operation ${record.opId.slice(0, 8)}); once the vault is writable, \`mcp-tasks recover\` lists it as in doubt. Do not simply run the same call again.`,
+    );
+  }
+}
+
+/**
+ * The handle arrived but the vault could not store it: it is printed in the error, the only copy,
+ * with the way to adopt it later. Exit 9.
+ */
+function handleNotStored(entry: ServerEntry, tool: string, taskId: string, err: unknown): CliError {
+  const why = err instanceof CliError || err instanceof Error ? err.message : String(err);
+  const id = sanitize(taskId, { singleLine: true, maxLength: 4096 });
+  return new CliError(
+    'vault',
+    `${tool} on server "${entry.name}" started task ${id}, but the vault could not store its handle (${sanitize(why, { singleLine: true, maxLength: 300 })}). This message holds the only copy of the taskId: keep it`,
+    `When the vault is writable again, adopt the task: printf %s '${id}' | mcp-tasks get - --server ${entry.name} --save`,
+  );
 }

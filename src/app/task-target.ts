@@ -6,6 +6,7 @@ import { CliError } from '../errors.js';
 import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
 import { Vault } from '../vault/vault.js';
+import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
 
 export interface TaskTarget {
@@ -22,6 +23,8 @@ export interface TargetOptions {
   rebind?: boolean;
   /** The command can answer input (see OpenOptions.serveInput). */
   serveInput?: boolean;
+  /** Confirms --rebind where no one can be asked (no TTY). */
+  yes?: boolean;
 }
 
 export function openVault(ctx: Context): Vault {
@@ -105,15 +108,20 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
         throw new CliError('invalid-input', `${moved}; its handle is only sent where it was created`, `Restore the server entry, or pass --rebind if the same server really moved.`);
       }
       if (ctx.interactive) {
-        const ok = await ctx.prompter.confirm(`${moved}. Send this task handle to the new location?`, { default: false });
+        const ok = await ctx.prompter.confirm(`${sanitize(moved, { singleLine: true })}. Send this task handle to the new location?`, { default: false });
         if (!ok) throw new CliError('invalid-input', 'rebind declined; the handle was not sent', 'Restore the server entry to reach the original server.');
+      } else if (!opts.yes) {
+        throw new CliError('invalid-input', `${moved}; --rebind needs confirmation and there is no terminal to ask in`, 'Pass --rebind --yes if the same server really moved.');
       }
       // The handle now belongs to the new identity: record it so the move is explicit and one-time.
-      // One update path: the vault's re-read record is the one we go on with.
+      // Credentials stored for the old origin never go to the new one: from now on they come from
+      // this shell or the new origin's own sign-in. One update path: the vault's re-read record is the one we go on with.
       const rebound = vault.update(rec.opId, (r) => {
         r.server.identity = now;
+        delete r.auth.secrets;
       });
-      Object.assign(rec, rebound ? structuredClone(rebound) : { server: { ...rec.server, identity: now } });
+      const { secrets: _old, ...auth } = rec.auth;
+      Object.assign(rec, rebound ? structuredClone(rebound) : { server: { ...rec.server, identity: now }, auth });
     }
     ctx.redact(rec.taskId);
     return { vault, target: { record: rec, persisted: true, entry, taskId: rec.taskId } };

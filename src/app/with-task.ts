@@ -10,6 +10,7 @@ import { openSession } from '../session/open-session.js';
 import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
+import { sanitize } from '../output/sanitize.js';
 import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
 import { CliError, usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
@@ -32,6 +33,11 @@ export interface TaskScope {
   update(change: (rec: VaultRecord) => void): void;
   /** Fold an observed snapshot into the record (a write only when something changed). */
   observe(snapshot: TaskSnapshot): void;
+  /**
+   * The state to believe: a status that goes backwards after a terminal one the vault holds
+   * (a confused or replayed server) is not believed; the stored terminal state stands.
+   */
+  settled(snapshot: TaskSnapshot): TaskSnapshot;
   /** The server does not know the task: lost, unless a terminal result is stored. */
   unknown(reason?: string): TaskEnd;
 }
@@ -66,6 +72,10 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
       // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
       update((rec) => applySnapshot(rec, s, at), target.persisted && !unchanged);
+    },
+    settled(s) {
+      const stored = storedTerminal(target.record);
+      return stored && !isTerminalStatus(s.status) ? stored : s;
     },
     unknown(reason = UNKNOWN_TASK_REASON) {
       // The server forgot a task whose terminal result we already hold: that is not a loss.
@@ -144,7 +154,7 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
   const seen = new Set<string>();
   for (const { target } of resolved) {
     const key = `${target.entry.name}\0${target.taskId}`;
-    if (seen.has(key)) throw usageError(`the same task is named twice (${target.taskId.slice(0, 10)}…)`);
+    if (seen.has(key)) throw usageError(`the same task is named twice (${sanitize(target.taskId, { singleLine: true }).slice(0, 10)}…)`);
     seen.add(key);
   }
   const sessions = new Map<string, Promise<TaskSession>>();

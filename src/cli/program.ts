@@ -169,7 +169,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     cmd
       .option('--server <name>', 'act on a taskId that is not in the vault, on this server')
       .option('--save', 'with --server: add the task to the vault')
-      .option('--rebind', "send the handle even though the named server's URL or command changed");
+      .option('--rebind', "send the handle even though the named server's URL or command changed")
+      .option('--yes', 'confirm --rebind without a terminal to ask in');
 
   const refHelp = '\n<ref>: a taskId, a unique prefix (6+ characters) of a vaulted taskId, a label value, or - to read a taskId from stdin.\nA ref that begins with "-" goes after "--": get -- -AbC…';
   withTargetOptions(program.command('get <ref>'))

@@ -45,7 +45,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const strs = (v: unknown) => (Array.isArray(v) ? (v as string[]) : undefined);
 const pick = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false)) as T;
 
-const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server), save: f.save === true || undefined, rebind: f.rebind === true || undefined });
+const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server), save: f.save === true || undefined, rebind: f.rebind === true || undefined, yes: f.yes === true || undefined });
 const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(str(f.timeout)!) : undefined);
 
 export const getOptions = (f: Flags): GetOptions => targetOptions(f);

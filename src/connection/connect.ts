@@ -12,7 +12,7 @@ import {
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION_ID,
 } from '../protocol/constants.js';
-import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, markNotSent } from '../protocol/remote-errors.js';
 import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
 import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
 import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
@@ -158,6 +158,8 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
         return new ProtocolViolationError(err.message);
     }
   }
+  // A body that does not parse (truncated, HTML): the server answered, but not with JSON-RPC.
+  if (err instanceof SyntaxError) return new ProtocolViolationError(`the server's answer to ${method} is not valid JSON (${err.message.slice(0, 120)})`);
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = e?.code ?? e?.cause?.code;
   if (code === 'ENOENT' && e.syscall?.startsWith('spawn')) return new TransportError(`cannot start the server command: ${e.path ?? ''} not found`, err, false);
@@ -440,8 +442,14 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
 
   const request: Connection['request'] = async (method, params, ro = {}) => {
     if (method !== 'tools/call') return send(method, params, ro);
+    let headers: Record<string, string> | undefined;
     try {
-      return await send(method, params, ro, await toolCallHeaders(params));
+      headers = await toolCallHeaders(params);
+    } catch (err) {
+      throw markNotSent(err);
+    }
+    try {
+      return await send(method, params, ro, headers);
     } catch (err) {
       // -32020: the headers did not match what the server expects, so it admitted nothing. The
       // spec's remedy: list the tools again (the schema may have changed) and retry once.

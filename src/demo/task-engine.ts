@@ -41,7 +41,8 @@ export function parseFaults(values: string[]): Faults {
       case 'ttl': f.ttlMs = ms(); break;
       case 'rate-limit': f.rateLimit = true; break;
       case 'slow-get': f.slowGetMs = ms(); break;
-      case 'hostile-text': f.hostileText = true; break;
+      // Hostile text covers ids and keys too: every server-chosen string a client may echo.
+      case 'hostile-text': f.hostileText = true; f.hostileIds = true; break;
       case 'dash-task-ids': f.dashTaskIds = true; break;
       case 'hostile-ids': f.hostileIds = true; break;
       default:

@@ -1,7 +1,7 @@
 // How a failure is shown: one line and the safe next step (a JSON document on stdout with
 // --json), never a stack trace unless -v. Kept apart from present.ts so main.ts can load it
 // at start-up without the renderers.
-import { safeJson } from './sanitize.js';
+import { safeJson, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
 
 export interface ErrorView {
@@ -24,7 +24,8 @@ export function presentError(out: ErrorSink, e: ErrorView, extra: Record<string,
   const next = out.invocation ? asInvoked(e.next, out.invocation) : e.next;
   e = { kind: e.kind, message: e.message, next };
   if (out.json) out.stdout.write(safeJson({ error: { kind: e.kind, message: e.message, next: e.next }, ...extra }) + '\n');
-  else out.stderr.write(`mcp-tasks: ${e.message}\n  next: ${e.next}\n`);
+  // Messages quote server text (errors, ids, names): nothing raw reaches the terminal.
+  else out.stderr.write(`mcp-tasks: ${sanitize(e.message, { maxLength: 4000 })}\n  next: ${sanitize(e.next, { maxLength: 4000 })}\n`);
 }
 
 /** Something no code path expected: still one line; the stack only with --verbose. */
@@ -32,6 +33,6 @@ export function presentUnexpected(out: ErrorSink, err: unknown): void {
   const e = err as Error;
   const message = e?.message ?? String(err);
   if (out.json) out.stdout.write(safeJson({ error: { kind: 'internal', message, next: 'Re-run with --verbose and report the output.' } }) + '\n');
-  else out.stderr.write(`mcp-tasks: unexpected error: ${message}\n  next: re-run with --verbose and report the output\n`);
+  else out.stderr.write(`mcp-tasks: unexpected error: ${sanitize(message, { maxLength: 4000 })}\n  next: re-run with --verbose and report the output\n`);
   if (out.verbose && e?.stack) out.stderr.write(e.stack + '\n');
 }

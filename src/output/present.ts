@@ -7,7 +7,7 @@ import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
 import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
-import { safeJson, sanitize } from './sanitize.js';
+import { safeJson, safeName, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
 import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
@@ -80,6 +80,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'detached': {
       const { target, snapshot } = outcome;
       const ref = refFor(target);
+      for (const n of outcome.notes ?? []) err(n);
       if (ctx.json) return out(jsonLine(taskJson(target.record, snapshot)));
       out(`${st.c.bold(target.record.operation.name)} on ${st.c.bold(target.entry.name)}: task started (${snapshot.status})\n`);
       hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
@@ -116,7 +117,7 @@ export function present(ctx: Context, outcome: Outcome): void {
 function presentFailure(ctx: Context, f: TaskFailure): void {
   const { target, error } = f;
   if (ctx.json) presentError(ctx, error, { taskId: target.taskId, server: target.entry.name });
-  else ctx.stderr.write(`mcp-tasks: ${target.record.operation.name} (${target.taskId.slice(0, 10)}…): ${error.message}\n  next: ${asInvoked(error.next, ctx.invocation)}\n`);
+  else ctx.stderr.write(`mcp-tasks: ${safeName(target.record.operation.name)} (${shortTaskId(target.taskId)}): ${sanitize(error.message)}\n  next: ${sanitize(asInvoked(error.next, ctx.invocation))}\n`);
 }
 
 function presentReport(ctx: Context, r: TaskReport): void {

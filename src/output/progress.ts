@@ -2,7 +2,7 @@
 // on stderr otherwise, nothing in --json mode (where stdout carries the NDJSON stream).
 import type { Context } from '../context.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
-import { sanitize } from './sanitize.js';
+import { sanitize, shortenIdsIn } from './sanitize.js';
 import { makeStyle, statusWord } from './render.js';
 
 export interface Progress {
@@ -30,7 +30,7 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
   const describe = (s: TaskSnapshot) => {
     const head = `${label}: ${statusWord(s.status, st, s.result?.isError === true)}`;
     if (!s.statusMessage) return head;
-    const msg = sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 });
+    const msg = shortenIdsIn(sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 }), [s.taskId]);
     return `${head} · ${msg.length > room ? `${msg.slice(0, room - 1)}…` : msg}`;
   };
 

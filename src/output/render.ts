@@ -4,7 +4,7 @@ import type { ChalkInstance } from 'chalk';
 import type { TaskStatus } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import { isLostOrInDoubt, UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
-import { safeJson, sanitize } from './sanitize.js';
+import { safeJson, safeName, sanitize, shortenIdsIn } from './sanitize.js';
 
 export interface Style {
   c: ChalkInstance;
@@ -143,7 +143,8 @@ export function renderCallToolResult(result: Record<string, unknown>, st: Style)
 }
 
 export function shortTaskId(id: string): string {
-  return id.length > 12 ? `${id.slice(0, 10)}…` : id;
+  const clean = sanitize(id, { singleLine: true });
+  return clean.length > 12 ? `${clean.slice(0, 10)}…` : clean;
 }
 
 /** The one-paragraph human view of a task's state (get, watch's final state). */
@@ -153,10 +154,10 @@ export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: St
   const gone = isLostOrInDoubt(rec.phase);
   const status = isLostOrInDoubt(rec.phase) ? rec.phase : (s?.status ?? 'unknown');
   const toolErr = s?.status === 'completed' && s.result?.isError === true;
-  lines.push(`${c.bold(rec.operation.name)} on ${c.bold(rec.server.name)}: ${statusWord(status, st, toolErr)}`);
+  lines.push(`${c.bold(safeName(rec.operation.name))} on ${c.bold(safeName(rec.server.name))}: ${statusWord(status, st, toolErr)}`);
   // A lost task's last message and pending requests are history (`show` lists them), not its state.
   if (s?.statusMessage && !gone) lines.push(`  ${sanitize(s.statusMessage, { singleLine: true, maxLength: 300 })}`);
-  if (rec.reason && gone) lines.push(`  ${rec.reason}`);
+  if (rec.reason && gone) lines.push(`  ${safeName(rec.reason, 500)}`);
   if (gone && s?.status) lines.push(c.gray(`  last reported status: ${s.status}`));
   // A shortened id: this output ends up in terminals' scrollback and CI logs, and the whole
   // bearer handle is in the vault (`show`, `--json`) for whoever needs it.
@@ -172,7 +173,8 @@ export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: St
   if (s?.status === 'failed' && s.error) {
     lines.push('', c.red(`error ${s.error.code}: ${sanitize(s.error.message, { maxLength: 2000 })}`));
   }
-  return lines.join('\n') + '\n';
+  // The whole bearer id, quoted back in the server's own text, is shortened like ours.
+  return shortenIdsIn(lines.join('\n'), [rec.taskId, s?.taskId]) + '\n';
 }
 
 /** Pending input requests, for a person who must answer them elsewhere. */

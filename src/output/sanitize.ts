@@ -32,3 +32,23 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
 export function safeJson(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** Printable ASCII only, no leading "-": a server-chosen id that is safe to echo and to type as is. */
+export const isPlainId = (id: string): boolean => /^[\x21-\x7e]+$/.test(id) && !id.startsWith('-');
+
+/**
+ * A server-chosen string shown as an identifier (a task id, an inputRequests key, a tool or
+ * server name): one line, no escapes or controls, bounded.
+ */
+export const safeName = (text: string, maxLength = 200): string => sanitize(String(text), { singleLine: true, maxLength });
+
+/** Shorten every whole task id found inside server text (human output promises short ids). */
+export function shortenIdsIn(text: string, taskIds: Array<string | undefined>): string {
+  let out = text;
+  for (const id of taskIds) {
+    if (!id || id.length <= 12) continue;
+    const clean = sanitize(id, { singleLine: true });
+    for (const form of new Set([id, clean])) if (form.length > 12) out = out.split(form).join(`${clean.slice(0, 10)}…`);
+  }
+  return out;
+}

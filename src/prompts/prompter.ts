@@ -1,5 +1,6 @@
 // Every question the CLI asks goes through this interface, so prompting stays behind one
 // seam; the adapter loads @inquirer/prompts only when a question is actually asked.
+import { sanitize } from '../output/sanitize.js';
 export interface ChoiceItem<T> {
   name: string;
   value: T;
@@ -23,6 +24,11 @@ export class PromptAbortedError extends Error {
   }
 }
 
+/** Messages, choice names and defaults come from servers: cleaned before the prompt library draws them. */
+const line = (text: string) => sanitize(text, { maxLineLength: 500, maxLength: 4000 });
+const cleanChoices = <T>(choices: ChoiceItem<T>[]): ChoiceItem<T>[] =>
+  choices.map((c) => ({ ...c, name: sanitize(c.name, { singleLine: true, maxLength: 300 }), ...(c.description !== undefined ? { description: line(c.description) } : {}) }));
+
 export function inquirerPrompter(output: NodeJS.WritableStream): Prompter {
   const load = () => import('@inquirer/prompts');
   // Prompts belong to the person, on stderr: stdout stays clean for `--json | jq` even in a terminal.
@@ -35,7 +41,7 @@ export function inquirerPrompter(output: NodeJS.WritableStream): Prompter {
       throw err;
     }
   };
-  return {
+  return cleanPrompter({
     confirm: (message, opts) => wrap(async () => (await load()).confirm({ message, default: opts?.default ?? false }, context)),
     input: (message, opts) =>
       wrap(async () =>
@@ -48,5 +54,19 @@ export function inquirerPrompter(output: NodeJS.WritableStream): Prompter {
         (await load()).checkbox({ message, choices, ...(opts?.validate ? { validate: (items: readonly { value: unknown }[]) => opts.validate!(items.map((i) => i.value) as never) } : {}) }, context),
       ),
     editor: (message, opts) => wrap(async () => (await load()).editor({ message, ...(opts?.default !== undefined ? { default: opts.default } : {}) }, context)),
+  });
+}
+
+/** The one way server text reaches a prompt: every message, choice and default string sanitised. */
+export function cleanPrompter(p: Prompter): Prompter {
+  const dflt = <O extends { default?: unknown }>(opts: O | undefined): O | undefined =>
+    opts && typeof opts.default === 'string' ? { ...opts, default: sanitize(opts.default, { singleLine: true, maxLength: 4000 }) } : opts;
+  return {
+    confirm: (message, opts) => p.confirm(line(message), opts),
+    input: (message, opts) => p.input(line(message), dflt(opts)),
+    password: (message) => p.password(line(message)),
+    select: (message, choices, opts) => p.select(line(message), cleanChoices(choices), opts),
+    checkbox: (message, choices, opts) => p.checkbox(line(message), cleanChoices(choices), opts),
+    editor: (message, opts) => p.editor(line(message), opts?.default !== undefined ? { default: sanitize(opts.default, { maxLength: 100_000 }) } : opts),
   };
 }

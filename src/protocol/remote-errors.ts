@@ -24,6 +24,14 @@ export class RpcResponseError extends Error {
   }
 }
 
+const notSent = new WeakSet<object>();
+/** A failure before the request was written (building its headers, a tool we refuse to call). */
+export function markNotSent<T>(err: T): T {
+  if (err && typeof err === 'object') notSent.add(err);
+  return err;
+}
+export const wasNotSent = (err: unknown): boolean => typeof err === 'object' && err !== null && notSent.has(err);
+
 /** No answer: connection refused or reset, DNS, a closed stdio pipe, a timeout. Often transient. */
 export class TransportError extends Error {
   constructor(message: string, override readonly cause?: unknown, readonly requestMayHaveArrived = true) {

@@ -20,7 +20,8 @@ export interface RequestSender {
 export type CallToolResult = Record<string, unknown> & { content?: unknown[]; isError?: boolean; structuredContent?: unknown };
 
 export type ToolCallOutcome =
-  | { kind: 'task'; task: TaskSnapshot }
+  /** `problems`: what was wrong with a CreateTaskResult that was kept for its readable taskId. */
+  | { kind: 'task'; task: TaskSnapshot; problems?: string[] }
   | { kind: 'complete'; result: CallToolResult }
   | { kind: 'input_required'; inputRequests: Record<string, InputRequestSnapshot>; requestState?: string };
 
@@ -34,6 +35,50 @@ function validate<T>(schema: SafeParser, value: unknown, what: string): T {
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length ? issue.path.map(String).join('.') : '(top level)';
   throw new ProtocolViolationError(`the server's ${what} is malformed: ${where}: ${issue?.message ?? 'invalid'}`);
+}
+
+const STATUSES = new Set<string>(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+
+/**
+ * A CreateTaskResult that fails validation but names a taskId: the server has created the task,
+ * so the handle is kept. Every field that can be read is kept; the rest gets a safe default
+ * (status `working`: the next tasks/get says the truth) and is reported.
+ */
+function lenientTask(raw: Record<string, unknown>, nowIso: string): { task: TaskSnapshot; problems: string[] } | undefined {
+  const taskId = raw.taskId;
+  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 4096) return undefined;
+  const problems: string[] = [];
+  const str = (k: string): string | undefined => {
+    const v = raw[k];
+    if (typeof v === 'string') return v;
+    problems.push(v === undefined ? `${k} is missing` : `${k} is not a string`);
+    return undefined;
+  };
+  const status = raw.status;
+  const task: TaskSnapshot = {
+    taskId,
+    status: typeof status === 'string' && STATUSES.has(status) ? (status as TaskStatus) : 'working',
+    createdAt: str('createdAt') ?? nowIso,
+    lastUpdatedAt: str('lastUpdatedAt') ?? nowIso,
+    ttlMs: typeof raw.ttlMs === 'number' && raw.ttlMs >= 0 ? raw.ttlMs : null,
+  };
+  if (!(typeof status === 'string' && STATUSES.has(status))) problems.push(`status ${JSON.stringify(status)?.slice(0, 40) ?? 'is missing'} is not a task status`);
+  if (raw.ttlMs !== undefined && raw.ttlMs !== null && !(typeof raw.ttlMs === 'number' && raw.ttlMs >= 0)) problems.push('ttlMs is not a non-negative number');
+  if (typeof raw.statusMessage === 'string') task.statusMessage = raw.statusMessage;
+  if (typeof raw.pollIntervalMs === 'number' && raw.pollIntervalMs >= 0) task.pollIntervalMs = raw.pollIntervalMs;
+  else if (raw.pollIntervalMs !== undefined) problems.push('pollIntervalMs is not a number');
+  if (problems.length === 0) problems.push('it does not match the CreateTaskResult schema');
+  return { task, problems };
+}
+
+/** The task an invalid answer names, flat (this generation) or wrapped in `task` (2025-11-25). */
+function readableTask(raw: unknown): { task: TaskSnapshot; problems: string[] } | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const r = raw as Record<string, unknown>;
+  const nowIso = new Date().toISOString();
+  if (typeof r.taskId === 'string') return lenientTask(r, nowIso);
+  if (r.task && typeof r.task === 'object') return lenientTask(r.task as Record<string, unknown>, nowIso);
+  return undefined;
 }
 
 function toSnapshot(t: Record<string, unknown>): TaskSnapshot {
@@ -69,10 +114,22 @@ export async function callTool(conn: RequestSender, p: CallToolParams, opts?: { 
   const raw = await conn.request('tools/call', params, opts);
   const resultType = (raw as { resultType?: unknown } | null)?.resultType;
   if (resultType === 'task') {
-    return { kind: 'task', task: toSnapshot(validate<Record<string, unknown>>(CreateTaskResultV2Schema, raw, 'CreateTaskResult')) };
+    const parsed = CreateTaskResultV2Schema.safeParse(raw);
+    if (parsed.success) return { kind: 'task', task: toSnapshot(parsed.data as Record<string, unknown>) };
+    // The task exists on the server: a readable taskId is kept, whatever else is wrong.
+    const kept = readableTask(raw);
+    if (kept) return { kind: 'task', task: kept.task, problems: kept.problems };
+    validate(CreateTaskResultV2Schema, raw, 'CreateTaskResult');
+    throw new ProtocolViolationError("the server's CreateTaskResult is malformed");
   }
   // A result without resultType is how a server that ignored the envelope answers: treat as complete.
   const value = resultType === undefined && raw && typeof raw === 'object' ? { ...raw, resultType: 'complete' } : raw;
+  const checked = CallToolResultV2Schema.safeParse(value);
+  if (!checked.success) {
+    // Not a valid result, but it names a task (a wrong or missing resultType): keep the handle.
+    const kept = readableTask(raw);
+    if (kept) return { kind: 'task', task: kept.task, problems: [`resultType ${JSON.stringify(resultType)?.slice(0, 40) ?? 'is missing'} is not "task"`, ...kept.problems.filter((p) => !p.startsWith('it does not'))] };
+  }
   const result = validate<Record<string, unknown>>(CallToolResultV2Schema, value, 'tools/call result');
   if (result.resultType === 'input_required') {
     return {

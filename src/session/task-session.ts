@@ -3,7 +3,7 @@
 // (one per generation) touch protocol/ and connection/.
 import type { RefusedTool, ToolInfo } from '../connection/connect.js';
 import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
-import { RpcResponseError, TransportError } from '../protocol/remote-errors.js';
+import { AuthRefusedError, RpcResponseError, TransportError, wasNotSent } from '../protocol/remote-errors.js';
 import { MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 
@@ -76,6 +76,20 @@ export const lostReasonOf = (err: unknown): string | undefined => {
 
 /** A failed request that may still have reached the server (so its effect is in doubt). */
 export const mayHaveArrived = (err: unknown): boolean => (err instanceof TransportError ? err.requestMayHaveArrived : false);
+
+/**
+ * The one rule for a submission's record: it may leave the vault only when the failure proves
+ * nothing was created on the server — a JSON-RPC error answer, a refusal of the credentials, a
+ * request that never left (connection refused, 429, our own refusal before sending). Anything
+ * else (a transport failure after sending, an answer that cannot be parsed or validated, a
+ * wrong content type, a disk error) may hide a created task.
+ */
+export function provesNothingCreated(err: unknown): boolean {
+  if (wasNotSent(err)) return true;
+  if (err instanceof RpcResponseError || err instanceof AuthRefusedError) return true;
+  if (err instanceof TransportError) return !err.requestMayHaveArrived;
+  return false;
+}
 
 /** No TaskSession exists (yet) for the generation this server speaks. */
 export class UnsupportedGenerationError extends Error {

@@ -161,11 +161,11 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
       }
       if (err instanceof TransportError) {
         failures += 1;
+        // The local clock never decides that a task is gone (clocks drift; only the server
+        // knows): past its ttlMs, an unreachable server is still just unreachable, handle kept.
         const expires = last ? expiresAtMs(last) : undefined;
-        if (expires !== undefined && opts.now() > expires) {
-          return { kind: 'lost', ...(last ? { snapshot: last } : {}), reason: 'the task outlived its ttlMs while the server was unreachable' };
-        }
-        if (failures > retry.attempts) return { kind: 'unreachable', ...(last ? { snapshot: last } : {}), reason: err.message };
+        const ttlNote = expires !== undefined && opts.now() > expires ? ' (its ttlMs has passed by this clock; the server may have expired it)' : '';
+        if (failures > retry.attempts) return { kind: 'unreachable', ...(last ? { snapshot: last } : {}), reason: `${err.message}${ttlNote}` };
         waitMs = backoffDelay(failures, retry);
         opts.onRetry?.({ attempt: failures, of: retry.attempts, delayMs: waitMs, reason: err.message });
         continue;

@@ -73,14 +73,18 @@ export interface VaultRecord {
 }
 
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
+const TERMINAL = new Set<string>(['completed', 'failed', 'cancelled']);
+
 export const UNKNOWN_OPERATION = '(unknown operation)';
 
 /**
  * A short ref a person can type for this record: a taskId prefix, or, when the taskId begins
- * with "-" (base64url) and would read as an option, or there is none, an operation id prefix.
+ * with "-" (base64url) and would read as an option, carries anything but printable ASCII, or
+ * there is none, an operation id prefix.
  */
 export function typeableRef(rec: Pick<VaultRecord, 'taskId' | 'opId'>, length = 12): string {
-  return rec.taskId && !rec.taskId.startsWith('-') ? rec.taskId.slice(0, length) : rec.opId.slice(0, 8);
+  // A server-chosen id with controls or spaces in it is neither safe to print nor typeable: the opId is.
+  return rec.taskId && /^[\x21-\x7e]+$/.test(rec.taskId) && !rec.taskId.startsWith('-') ? rec.taskId.slice(0, length) : rec.opId.slice(0, 8);
 }
 
 export const isActivePhase = (p: VaultPhase) => p === 'submitting' || p === 'active' || p === 'in-doubt';
@@ -93,6 +97,8 @@ export const isLostOrInDoubt = (p: VaultPhase): p is 'lost' | 'in-doubt' => p ==
 
 /** Fold an observed snapshot into a record: status history, input keys, terminal result. */
 export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): void {
+  // A terminal state once stored is never replaced by a non-terminal one (a status going backwards).
+  if (rec.phase === 'terminal' && rec.last && TERMINAL.has(rec.last.status) && !TERMINAL.has(s.status)) return;
   const { result, error, ...rest } = s;
   const prev = rec.history[rec.history.length - 1];
   if (!prev || prev.status !== s.status || prev.statusMessage !== s.statusMessage) {

@@ -200,8 +200,12 @@ export class Vault {
       }
       if (err instanceof VaultKeyError) this.fail(err.message, err.next);
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOSPC') {
-        this.fail(`cannot write the vault in ${this.home}: ${(err as Error).message}`, 'Make the mcp-tasks home writable, or point --home elsewhere.');
+      if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOSPC' || code === 'EDQUOT') {
+        this.fail(`cannot write the vault in ${this.home}: ${(err as Error).message}`, code === 'ENOSPC' || code === 'EDQUOT' ? 'Free space on that file system, or point --home elsewhere.' : 'Make the mcp-tasks home writable, or point --home elsewhere.');
+      }
+      // A home that cannot hold a vault at all (a path under a file, /proc, a dangling link).
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG') {
+        this.fail(`the mcp-tasks home ${this.home} cannot hold a vault: ${(err as Error).message}`, 'Point --home (or MCP_TASKS_HOME) at a directory you can write.');
       }
       throw err;
     }

@@ -3,6 +3,7 @@
 // may reach the terminal in human mode; --json stays parseable with nothing raw in it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { KEY, spawnPty } from '../helpers/pty.js';
 import { addHttpServer, firstUnsafe, newHome, parseJsonDoc, parseJsonLines, startDemo, type CliResult, type DemoServer, type Home } from '../helpers/cli.js';
 
 const MAX_LINE = 2200;
@@ -112,7 +113,11 @@ describe('hostile server text never reaches the terminal', { concurrency: 4 }, (
     const get = await h.run(['--json', 'get', '--', id]);
     assert.equal(get.code, 5, get.stderr);
     assertJsonSafe(get, 'get --json');
-    assert.match(parseJsonDoc(get.stdout).inputRequests.name.params.message, /What is your name\?/);
+    // The keys are the server's own (hostile-text puts escapes in them): kept exactly in --json.
+    const requests = parseJsonDoc(get.stdout).inputRequests as Record<string, { params: { message: string } }>;
+    const nameKey = Object.keys(requests).find((k) => k.includes('name'))!;
+    assert.ok(nameKey.includes('\x1b'), 'the hostile key is kept as sent');
+    assert.match(requests[nameKey]!.params.message, /What is your name\?/);
     const watch = await h.run(['--json', 'watch', '--', id]);
     assert.equal(watch.code, 5, watch.stderr);
     assertJsonSafe(watch, 'watch --json');
@@ -120,5 +125,52 @@ describe('hostile server text never reaches the terminal', { concurrency: 4 }, (
     const list = await h.run(['--json', 'list', '--all']);
     assertJsonSafe(list, 'list --json');
     assert.ok(Array.isArray(parseJsonDoc(list.stdout)));
+  });
+  test('hostile ids and keys: detach, list, show, get, answer --template, recover and the unknown-tool message are clean', async () => {
+    const d = await h.run(['call', 'evil', 'multi_input', '--detach', '--label', 'job=hostile-keys']);
+    assert.equal(d.code, 0, d.stderr);
+    assertTerminalSafe(d, 'call multi_input --detach');
+    // The server's id carries controls: the suggested ref is the operation id, which resolves.
+    const ref = /mcp-tasks watch (\S+)/.exec(d.stdout)?.[1];
+    assert.ok(ref && /^[0-9a-f]{8}$/.test(ref), `a typeable ref is suggested: ${d.stdout}`);
+    for (const args of [['get', ref], ['get', 'hostile-keys'], ['show', 'hostile-keys'], ['list'], ['answer', 'hostile-keys', '--template'], ['recover'], ['call', 'evil', 'no_such_tool'], ['tools', 'evil']]) {
+      const r = await h.run(args);
+      assertTerminalSafe(r, args.join(' '));
+      assert.doesNotMatch(r.stderr, /unexpected error/, args.join(' '));
+    }
+    const get = await h.run(['get', ref]);
+    assert.equal(get.code, 5, get.stderr);
+    assert.match(get.stdout, /waiting for input: .*name/);
+  });
+
+  test('a prompt in a real terminal: hostile keys, messages and a free-text default reach inquirer clean', async () => {
+    const ph = newHome();
+    await addHttpServer(ph, 'evil', demo.url);
+    const d = await ph.run(['call', 'evil', 'multi_input', '--detach', '--label', 'job=pty']);
+    assert.equal(d.code, 0, d.stderr);
+    const pty = spawnPty(['answer', 'pty'], { home: ph.dir });
+    let raw: string;
+    try {
+      await pty.waitFor('What is your name?');
+      await pty.answer('Your answer', KEY.enter);
+      // The server's default for the free-text field, cleaned: accepted with Enter.
+      await pty.answer(/\? Name\b.*Ada/, KEY.enter);
+      await pty.waitFor('What is your favourite colour?');
+      await pty.answer('Your answer', KEY.enter);
+      await pty.answer(/\? Colou?r/, KEY.enter);
+      await pty.waitFor(/answered /);
+      const end = await pty.done;
+      assert.equal(end.code, 0, end.text);
+      raw = end.raw;
+    } finally {
+      pty.kill();
+    }
+    // inquirer draws with its own CSI codes (NO_COLOR: no colours); the server's bytes are checked.
+    assert.ok(!raw.includes('\x1b]0;'), 'an OSC set-title from the server reached the terminal');
+    assert.ok(!raw.includes('\x1b[2J'), 'a clear-screen from the server reached the terminal');
+    assert.ok(!raw.includes('\x1b[7m'), 'the hostile key\'s reverse video reached the terminal');
+    assert.ok(!raw.includes('\x1b[31m'), 'the hostile task id\'s colour reached the terminal');
+    assert.ok(!/[\x80-\x9f]/.test(raw), 'a C1 control reached the terminal');
+    assert.ok(!raw.includes('owned\x07'), 'a BEL-terminated payload reached the terminal');
   });
 });

@@ -187,8 +187,11 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
       const r = await h.run(['get', 'bound']);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /only sent where it was created/);
-      // --rebind without a TTY sends it anyway (the other demo server does not know it: lost).
-      const moved = await h.run(['get', 'bound', '--rebind']);
+      // --rebind without a TTY needs --yes; then it is sent (the other demo server does not know it: lost).
+      const unconfirmed = await h.run(['get', 'bound', '--rebind']);
+      assert.equal(unconfirmed.code, 1, unconfirmed.stderr);
+      assert.match(unconfirmed.stderr, /--rebind --yes/);
+      const moved = await h.run(['get', 'bound', '--rebind', '--yes']);
       assert.equal(moved.code, 6, moved.stderr);
     } finally {
       await other.stop();

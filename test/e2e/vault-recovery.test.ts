@@ -250,7 +250,7 @@ describe('a vaulted handle is only sent where it was created (rebind)', { timeou
     const shown = parseJsonDoc((await h.run(['show', 'rebind-me', '--json'])).stdout);
     assert.deepEqual(shown.serverIdentity, { kind: 'http', url: a.url });
 
-    const rebound = await h.run(['get', 'rebind-me', '--rebind', '--json']);
+    const rebound = await h.run(['get', 'rebind-me', '--rebind', '--yes', '--json']);
     assert.equal(rebound.code, 0, rebound.stderr);
     assert.equal(parseJsonDoc(rebound.stdout).taskId, taskId);
     assert.equal(parseJsonDoc(rebound.stdout).status, 'working', 'the same task, answered by the other URL');

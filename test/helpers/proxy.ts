@@ -26,6 +26,46 @@ export interface ProxyHooks {
    * be counted), then its answer is replaced by what this behaviour sends.
    */
   hostile?: (req: ProxiedRequest) => HostileAnswer | undefined;
+  /**
+   * Forward the request (so the server acts on it), then answer with this instead of what came
+   * back: any status, content type or body (a hostile or broken server). `null` cuts the
+   * connection without an answer. Undefined: the upstream answer as is.
+   */
+  replace?: (req: ProxiedRequest, upstream: UpstreamAnswer) => ProxyReply | null | undefined;
+}
+
+export interface UpstreamAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+  /** The JSON-RPC message in the body (plain JSON, or the last `data:` event of an SSE stream). */
+  message: Record<string, unknown> | undefined;
+}
+
+/** The JSON-RPC message of an answer body, JSON or SSE. */
+export function messageOf(body: string, contentType: string): Record<string, unknown> | undefined {
+  try {
+    if (contentType.includes('text/event-stream')) {
+      const datas = body.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter(Boolean);
+      for (const d of datas.reverse()) {
+        const m = JSON.parse(d) as Record<string, unknown>;
+        if ('result' in m || 'error' in m) return m;
+      }
+      return undefined;
+    }
+    return JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON-RPC method of a request body. */
+export function methodOf(body: Buffer): string | undefined {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { method?: string }).method;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -112,6 +152,25 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
       const newBody = hooks.rewriteRequest?.(seen);
       const headers = newBody ? { ...req.headers, 'content-length': String(newBody.length) } : req.headers;
       const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
+        if (hooks.replace) {
+          const body: Buffer[] = [];
+          r.on('data', (c: Buffer) => body.push(c));
+          r.on('end', () => {
+            const text = Buffer.concat(body).toString('utf8');
+            const contentType = String(r.headers['content-type'] ?? '');
+            const mine = hooks.replace!(seen, { status: r.statusCode ?? 502, contentType, body: text, message: messageOf(text, contentType) });
+            if (mine === null) return res.destroy();
+            if (mine === undefined) {
+              const { 'transfer-encoding': _chunked, ...kept } = r.headers;
+              res.writeHead(r.statusCode ?? 502, { ...kept, 'content-length': String(Buffer.byteLength(text)) });
+              res.end(text);
+              return;
+            }
+            res.writeHead(mine.status, { 'content-type': 'application/json', ...mine.headers });
+            res.end(mine.body);
+          });
+          return;
+        }
         if (!rewrite) {
           res.writeHead(r.statusCode ?? 502, r.headers);
           r.pipe(res);

@@ -19,7 +19,7 @@ export async function getTaskReport(ctx: Context, ref: string, opts: GetOptions)
 
 function askServer(ctx: Context, ref: string, opts: GetOptions): Promise<TaskReport> {
   return withTask(ctx, ref, opts, async (scope) => {
-    const snapshot = await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt });
+    const snapshot = scope.settled(await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt }));
     scope.observe(snapshot);
     if (snapshot.status !== 'input_required') return report(scope.target, { kind: 'observed', snapshot });
     // Every listed key answered before: `answer` would send nothing, so do not advise it plainly.

@@ -61,6 +61,23 @@ function parseEnv(values: string[]): Record<string, string> {
   return out;
 }
 
+/** Query parameter names that carry credentials (api_key, access_token, token, key, secret, sig, …). */
+const SECRET_QUERY_PARAM = /^(?:api[-_]?key|apikey|key|access[-_]?token|token|auth|authorization|secret|client[-_]?secret|password|passwd|pwd|sig|signature|x-api-key|session)$/i;
+
+/** The types an mcp.json entry's fields must have; the first wrong one, in words. */
+function mcpJsonProblem(def: unknown): string | undefined {
+  if (!def || typeof def !== 'object' || Array.isArray(def)) return 'is not an object';
+  const d = def as Record<string, unknown>;
+  for (const k of ['url', 'command', 'cwd', 'type'] as const) if (d[k] !== undefined && typeof d[k] !== 'string') return `"${k}" must be a string, got ${JSON.stringify(d[k])?.slice(0, 40)}`;
+  if (d.args !== undefined && !(Array.isArray(d.args) && d.args.every((a) => typeof a === 'string'))) return `"args" must be an array of strings, got ${JSON.stringify(d.args)?.slice(0, 40)}`;
+  for (const k of ['env', 'headers'] as const) {
+    const v = d[k];
+    if (v !== undefined && !(v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string'))) return `"${k}" must be an object of strings`;
+  }
+  if (d.url === undefined && d.command === undefined) return 'has neither "url" nor "command"';
+  return undefined;
+}
+
 export function buildEntry(name: string, opts: ServerAddOptions, command: string[]): ServerEntry {
   validateServerName(name);
   const common = {
@@ -77,6 +94,10 @@ export function buildEntry(name: string, opts: ServerAddOptions, command: string
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('invalid-input', `--url must be http(s), got ${url.protocol}`, 'Use https://…');
     if (url.username || url.password) throw new CliError('invalid-input', 'refusing a URL with credentials in it', 'Use --bearer-env VAR or --header "Name: env:VAR" instead.');
+    // A secret in the query (?api_key=…) is a credential in the URL like userinfo: it would be
+    // stored in the server list and printed by list/show. Refused, with the header way instead.
+    const secretParam = [...url.searchParams.keys()].find((k) => SECRET_QUERY_PARAM.test(k));
+    if (secretParam !== undefined) throw new CliError('invalid-input', `refusing a URL with a credential in its query (${sanitize(secretParam, { singleLine: true, maxLength: 40 })}=…)`, 'Send it as a header read from the environment instead, e.g. --header "X-Api-Key: env:MY_API_KEY" (if the server accepts only the query form, it cannot be stored safely).');
     if (url.protocol === 'http:' && !isLoopbackUrl(url) && !opts.allowHttp) {
       throw new CliError('invalid-input', `plain http:// to ${url.host} would send handles and tokens unencrypted`, 'Use https://, or pass --allow-http for a trusted network.');
     }
@@ -109,13 +130,34 @@ export function buildEntry(name: string, opts: ServerAddOptions, command: string
   return entry;
 }
 
+/** A URL for display: credential query values (an entry stored before they were refused) redacted. */
+export function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    let changed = false;
+    for (const k of [...url.searchParams.keys()]) {
+      if (!SECRET_QUERY_PARAM.test(k)) continue;
+      url.searchParams.set(k, 'redacted');
+      changed = true;
+    }
+    if (url.username || url.password) {
+      url.username = 'redacted';
+      url.password = '';
+      changed = true;
+    }
+    return changed ? url.toString() : raw;
+  } catch {
+    return raw;
+  }
+}
+
 /** A server entry for people and JSON: secrets never shown (env values and header values redacted). */
 export function redactEntry(e: ServerEntry): Record<string, unknown> {
   if (e.transport === 'http') {
     return {
       name: e.name,
       transport: 'http',
-      url: e.url,
+      url: redactUrl(e.url),
       ...(e.headers ? { headers: Object.fromEntries(Object.entries(e.headers).map(([k, v]) => [k, v.startsWith('env:') ? v : SECRET_HEADER.test(k) ? '(redacted)' : v])) } : {}),
       auth: e.bearerEnv ? { kind: 'bearer-env', variable: e.bearerEnv } : { kind: 'none' },
       ...(e.roots ? { roots: e.roots } : {}),
@@ -138,7 +180,7 @@ export function redactEntry(e: ServerEntry): Record<string, unknown> {
 }
 
 function describe(e: ServerEntry): string {
-  return e.transport === 'http' ? e.url : `stdio: ${[e.command, ...e.args].join(' ')}`;
+  return e.transport === 'http' ? redactUrl(e.url) : `stdio: ${[e.command, ...e.args].join(' ')}`;
 }
 
 export async function runServerAdd(name: string, command: string[], opts: ServerAddOptions, ctx: Context): Promise<number> {
@@ -213,6 +255,8 @@ export async function runServerImport(file: string, opts: { only?: string; force
   for (const [name, def] of Object.entries(servers)) {
     if (only && !only.has(name)) continue;
     try {
+      const problem = mcpJsonProblem(def);
+      if (problem) throw new CliError('invalid-input', problem, '');
       if (store.find(name) && !opts.force) throw new CliError('invalid-input', 'already exists (use --force to replace)', '');
       if (def.type === 'sse') throw new CliError('invalid-input', 'uses the old HTTP+SSE transport, which the 2026-07-28 tasks extension does not run over', '');
       // Secret header values and env values are not copied in clear: env values become pass-through.
@@ -235,9 +279,10 @@ export async function runServerImport(file: string, opts: { only?: string; force
   }
   if (ctx.json) ctx.stdout.write(jsonLine({ imported, skipped }));
   else {
-    for (const n of imported) ctx.stdout.write(`imported ${n}\n`);
-    for (const s of skipped) ctx.stderr.write(`skipped ${s.name}: ${s.reason}\n`);
-    if (imported.length) ctx.stdout.write(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${ctx.invocation} server show ${imported[0]}\`)\n`);
+    // Names and reasons come from the file (anyone's mcp.json): printed clean.
+    for (const n of imported) ctx.stdout.write(`imported ${sanitize(n, { singleLine: true, maxLength: 100 })}\n`);
+    for (const s of skipped) ctx.stderr.write(`skipped ${sanitize(s.name, { singleLine: true, maxLength: 100 })}: ${sanitize(s.reason, { singleLine: true, maxLength: 300 })}\n`);
+    if (imported.length) ctx.stdout.write(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${ctx.invocation} server show ${sanitize(imported[0]!, { singleLine: true, maxLength: 100 })}\`)\n`);
   }
   return skipped.length && !imported.length ? ExitCode.Usage : ExitCode.Ok;
 }

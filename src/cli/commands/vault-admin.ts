@@ -10,6 +10,8 @@ import { ServerStore } from '../../servers/server-store.js';
 import { decodeSealed, encodeSealed, sealWithPassphrase, unsealWithPassphrase, VaultKeyError } from '../../vault/vault-crypto.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
 import { parseDuration } from '../duration.js';
+import { recordProblem } from '../../vault/record-schema.js';
+import { sanitize } from '../../output/sanitize.js';
 
 export interface PruneOptions {
   terminal?: boolean;
@@ -84,11 +86,28 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
     if (err instanceof VaultKeyError) throw new CliError('vault', `cannot decrypt ${file}: wrong MCP_TASKS_EXPORT_KEY, or the bundle was altered`, 'Use the passphrase it was exported with.');
     throw new CliError('invalid-input', `${file} does not hold task records`, 'Export it again.');
   }
+  // All or nothing: every record must fit the vault's schema before any is committed.
+  for (const [i, rec] of records.entries()) {
+    const problem = recordProblem(rec);
+    if (problem) {
+      const opId = typeof (rec as { opId?: unknown } | null)?.opId === 'string' ? ` (${sanitize((rec as { opId: string }).opId, { singleLine: true, maxLength: 40 })})` : '';
+      throw new CliError('invalid-input', `${file}: record ${i + 1}${opId} is not a valid task record: ${sanitize(problem, { singleLine: true, maxLength: 200 })}; nothing was imported`, 'Export the tasks again from the source machine with `mcp-tasks export`.');
+    }
+  }
+  // Credentials never travel in a bundle: whoever imports reconnects with their own.
+  let droppedSecrets = 0;
+  records = records.map((r) => {
+    if (!r.auth.secrets) return r;
+    droppedSecrets++;
+    const { secrets: _dropped, ...auth } = r.auth;
+    return { ...r, auth };
+  });
   const vault = openVault(ctx);
   const added = vault.merge(records);
   // Handles are bound to server identities: say which ones this machine cannot reach as-is.
   const servers = new ServerStore(ctx.home);
   const warnings: string[] = [];
+  if (droppedSecrets) warnings.push(`${droppedSecrets} record(s) carried stored credentials; they were dropped (set the server's variables in this shell, or sign in)`);
   for (const name of new Set(records.map((r) => r.server.name))) {
     const rec = records.find((r) => r.server.name === name)!;
     const entry = servers.find(name);
@@ -98,7 +117,7 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
   if (ctx.json) ctx.stdout.write(jsonLine({ imported: added, alreadyPresent: records.length - added, warnings }));
   else {
     ctx.stdout.write(`imported ${added} task(s)${records.length - added ? `, ${records.length - added} already in the vault` : ''}\n`);
-    for (const w of warnings) ctx.stderr.write(`warning: ${w}\n`);
+    for (const w of warnings) ctx.stderr.write(`warning: ${sanitize(w, { singleLine: true, maxLength: 500 })}\n`);
   }
   return ExitCode.Ok;
 }

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, statusWord, taskJson } from '../../output/render.js';
-import { safeJson, sanitize } from '../../output/sanitize.js';
+import { isPlainId, safeJson, safeName, sanitize, shortenIdsIn } from '../../output/sanitize.js';
 import { describeIdentity } from '../../servers/server-entry.js';
 import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
 import { parseLabels } from '../duration.js';
@@ -49,9 +49,9 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
   const st = makeStyle(ctx.color);
   for (const r of records) {
     const status = statusOf(r);
-    const labelText = Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' ');
+    const labelText = safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
     ctx.stdout.write(
-      `${typeableRef(r, 10).padEnd(10)}  ${padStatus(statusWord(status as never, st, r.result?.isError === true), 16)}  ${r.server.name}  ${r.operation.name}  ${st.c.gray(r.createdAt.replace('T', ' ').slice(0, 19))}${labelText ? `  ${st.c.gray(labelText)}` : ''}\n`,
+      `${typeableRef(r, 10).padEnd(10)}  ${padStatus(statusWord(status as never, st, r.result?.isError === true), 16)}  ${safeName(r.server.name)}  ${safeName(r.operation.name)}  ${st.c.gray(r.createdAt.replace('T', ' ').slice(0, 19))}${labelText ? `  ${st.c.gray(labelText)}` : ''}\n`,
     );
   }
   return ExitCode.Ok;
@@ -67,23 +67,23 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   }
   const st = makeStyle(ctx.color);
   const line = (k: string, v: string) => ctx.stdout.write(`${st.c.gray(k.padEnd(12))} ${v}\n`);
-  line('task', r.taskId ?? st.c.red('(no handle received)'));
-  line('operation', `${r.operation.method} ${r.operation.name} ${safeJson(r.operation.arguments)}`);
+  line('task', r.taskId ? (isPlainId(r.taskId) ? r.taskId : `${safeName(r.taskId, 4096)} (the server's id carries control characters; shown cleaned, the exact id: mcp-tasks show --json ${typeableRef(r)})`) : st.c.red('(no handle received)'));
+  line('operation', `${r.operation.method} ${safeName(r.operation.name)} ${sanitize(safeJson(r.operation.arguments), { singleLine: true, maxLength: 2000 })}`);
   line('op id', r.opId);
-  line('server', `${r.server.name} · ${describeIdentity(r.server.identity)}${r.server.protocolVersion ? ` · ${r.server.protocolVersion}` : ''}`);
+  line('server', safeName(`${r.server.name} · ${describeIdentity(r.server.identity)}${r.server.protocolVersion ? ` · ${r.server.protocolVersion}` : ''}`, 1000));
   if (r.server.serverInfo) line('server info', sanitize(`${r.server.serverInfo.name} ${r.server.serverInfo.version}`, { singleLine: true, maxLength: 120 }));
   const stored = Object.keys(r.auth.secrets ?? {});
   line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);
-  line('phase', r.phase + (r.reason ? ` (${r.reason})` : ''));
-  if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${r.resolution.at}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${r.resolution.reason}` : ''})`);
+  line('phase', r.phase + (r.reason ? ` (${safeName(r.reason, 500)})` : ''));
+  if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${r.resolution.at}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${safeName(r.resolution.reason, 300)}` : ''})`);
   line('submitted', r.operation.submittedAt);
-  if (Object.keys(r.labels).length) line('labels', Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '));
-  if (r.inputKeysSeen.length) line('input keys', `seen ${r.inputKeysSeen.join(', ')}; answered ${r.inputKeysAnswered.join(', ') || 'none'}`);
+  if (Object.keys(r.labels).length) line('labels', safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000));
+  if (r.inputKeysSeen.length) line('input keys', `seen ${r.inputKeysSeen.map((k) => safeName(k, 80)).join(', ')}; answered ${r.inputKeysAnswered.map((k) => safeName(k, 80)).join(', ') || 'none'}`);
   if (r.history.length) {
     ctx.stdout.write(`${st.c.gray('history')}\n`);
     for (const h of r.history) ctx.stdout.write(`  ${h.at}  ${statusWord(h.status, st)}${h.statusMessage ? `  ${sanitize(h.statusMessage, { singleLine: true, maxLength: 120 })}` : ''}\n`);
   }
-  if (r.result) ctx.stdout.write(`${st.c.gray('result')}\n${renderCallToolResult(r.result, st)}\n`);
+  if (r.result) ctx.stdout.write(`${st.c.gray('result')}\n${shortenIdsIn(renderCallToolResult(r.result, st), [r.taskId])}\n`);
   if (r.error) ctx.stdout.write(`${st.c.gray('error')} ${r.error.code}: ${sanitize(r.error.message, { maxLength: 2000 })}\n`);
   return ExitCode.Ok;
 }

@@ -1,0 +1,60 @@
+// The shape of a vault record, checked where records come from outside this vault (`import`):
+// a record that does not fit would break every later read, so none is committed until all fit.
+import { z } from 'zod';
+
+const STATUS = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+const IDENTITY = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('http'), url: z.string().min(1) }),
+  z.object({ kind: z.literal('stdio'), command: z.string().min(1), argsDigest: z.string() }),
+  z.object({ kind: z.literal('builtin-demo'), store: z.string() }),
+]);
+const ISO = z.string().min(1).max(64);
+const SHORT = z.string().min(1).max(4096);
+
+export const VaultRecordSchema = z.object({
+  opId: z.string().regex(/^[0-9a-f-]{8,64}$/i, 'not an operation id'),
+  taskId: SHORT.optional(),
+  server: z.object({
+    name: z.string().min(1).max(200),
+    identity: IDENTITY,
+    protocolVersion: z.string().max(64).optional(),
+    serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
+  }),
+  auth: z.object({
+    kind: z.enum(['none', 'bearer-env', 'env-headers']),
+    bearerEnv: z.string().max(200).optional(),
+    secrets: z.record(z.string(), z.string()).optional(),
+  }),
+  operation: z.object({
+    method: z.literal('tools/call'),
+    name: z.string().min(1).max(1000),
+    arguments: z.record(z.string(), z.unknown()),
+    submittedAt: ISO,
+    idempotencyMeta: z.string().max(200).optional(),
+    annotations: z.object({ readOnlyHint: z.boolean().optional(), destructiveHint: z.boolean().optional(), idempotentHint: z.boolean().optional() }).optional(),
+  }),
+  phase: z.enum(['submitting', 'active', 'terminal', 'lost', 'in-doubt']),
+  last: z
+    .object({ taskId: SHORT, status: STATUS, createdAt: ISO, lastUpdatedAt: ISO, ttlMs: z.number().nonnegative().nullable() })
+    .passthrough()
+    .optional(),
+  history: z.array(z.object({ at: ISO, status: STATUS, statusMessage: z.string().optional() })),
+  inputKeysSeen: z.array(z.string()),
+  inputKeysAnswered: z.array(z.string()),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.object({ code: z.number(), message: z.string() }).passthrough().optional(),
+  reason: z.string().optional(),
+  labels: z.record(z.string(), z.string()),
+  writer: z.object({ pid: z.number().int(), startedAtMs: z.number() }).optional(),
+  createdAt: ISO,
+  updatedAt: ISO,
+});
+
+/** What is wrong with `value` as a vault record, in one line; undefined when it fits. */
+export function recordProblem(value: unknown): string | undefined {
+  const parsed = VaultRecordSchema.safeParse(value);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length ? issue.path.map(String).join('.') : '(top level)';
+  return `${where}: ${issue?.message ?? 'invalid'}`;
+}
