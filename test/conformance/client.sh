@@ -69,6 +69,17 @@ case "$scenario" in
   request-metadata | json-schema-ref-no-deref)
     mcp_tasks tools s
     ;;
+  initialize)
+    # The handshake a person's first look at a server makes: which generation, what it offers.
+    mcp_tasks server check s
+    ;;
+  sse-retry)
+    # The server closes the call's stream before answering; the call must still get its result.
+    mcp_tasks call s test_reconnection
+    ;;
+  elicitation-sep1034-client-defaults)
+    call_answering test_client_elicitation_defaults
+    ;;
   http-standard-headers)
     mcp_tasks tools s || exit 1
     rc=0
