@@ -423,6 +423,13 @@ export class LegacyTaskSession implements TaskSession {
     let taskId = typeof related?.taskId === 'string' ? related.taskId : undefined;
     // Not for a task while a tools/call is open: the tool itself asks (on the call's stream or the GET stream).
     const callId = taskId === undefined && this.openCall && !this.openCall.settled ? this.openCall.id : undefined;
+    if (callId !== undefined && r.method === 'roots/list') {
+      // Configuration, not a question for the person (servers ask it whenever they like): the
+      // server entry's roots, answered at once as `call` answers them anyway.
+      const roots = (this.conn.entry.roots ?? []).map((uri) => ({ uri }));
+      void this.conn.respond(r.id, { result: { roots } }).catch((e: unknown) => this.debug?.(`roots/list: ${String(e)}`));
+      return true;
+    }
     if (taskId === undefined && callId === undefined) {
       // No related-task evidence (the GET stream of some servers): only unambiguous while one task is served.
       const served = [...this.streams.keys()];
