@@ -9,7 +9,7 @@ import { makeStyle, shortTaskId } from '../output/render.js';
 import { sanitize } from '../output/sanitize.js';
 import { askForInput } from '../prompts/input-prompts.js';
 import { describeIdentity, identityOf, type ServerEntry } from '../servers/server-entry.js';
-import { checkResponse, planAnswers, type AnswerPlan } from '../tasks/input-responses.js';
+import { checkResponse, planAnswers, withFormDefaults, type AnswerPlan } from '../tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskScope } from './with-task.js';
 import { refFor } from '../output/present.js';
@@ -91,7 +91,8 @@ export async function collectResponses(
       left.push(key);
       continue;
     }
-    const response = await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform }, key, request, roots);
+    // A field the person left empty gets the form's default, as an answers file does.
+    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform }, key, request, roots));
     if (response === undefined) {
       left.push(key);
       continue;

@@ -55,7 +55,8 @@ async function askField(ask: AskContext, name: string, f: Field, required: boole
   }
   if (enumValues(f)) {
     const choices = choicesFor(f);
-    if (!required) choices.push({ name: ask.st.c.gray('(leave empty)'), value: undefined });
+    // An optional field left empty gets its default anyway (SEP-1034), so only one without a default offers it.
+    if (!required && f.default === undefined) choices.push({ name: ask.st.c.gray('(leave empty)'), value: undefined });
     return ask.prompter.select(label, choices, f.default !== undefined ? { default: f.default } : undefined);
   }
   if (f.type === 'number' || f.type === 'integer') {

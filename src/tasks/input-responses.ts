@@ -39,6 +39,7 @@ type FieldSchema = {
   minItems?: number;
   maxItems?: number;
   format?: string;
+  default?: unknown;
 };
 
 /** Allowed values of a single- or multi-select field, if it is one. */
@@ -138,6 +139,30 @@ export function checkResponse(key: string, request: InputRequestSnapshot, respon
 }
 
 /**
+ * An accepted form answer with the form's defaults filled in for the fields it leaves out
+ * (SEP-1034: a field's `default` is what the person gets when they do not change it). A default
+ * that does not fit its own field is not used; anything else (decline, cancel, URL mode, other
+ * methods, a field the answer gives, even as null) is returned as it is.
+ */
+export function withFormDefaults(request: InputRequestSnapshot, response: unknown): unknown {
+  if (request.method !== 'elicitation/create' || request.params?.mode === 'url') return response;
+  if (!response || typeof response !== 'object' || Array.isArray(response)) return response;
+  const r = response as { action?: unknown; content?: unknown };
+  if (r.action !== 'accept') return response;
+  if (r.content !== undefined && (!r.content || typeof r.content !== 'object' || Array.isArray(r.content))) return response;
+  const properties = (request.params?.requestedSchema as { properties?: Record<string, FieldSchema> } | undefined)?.properties ?? {};
+  const content: Record<string, unknown> = { ...((r.content as Record<string, unknown> | undefined) ?? {}) };
+  let filled = false;
+  for (const [name, field] of Object.entries(properties)) {
+    if (!field || typeof field !== 'object' || !Object.hasOwn(field, 'default') || Object.hasOwn(content, name)) continue;
+    if (checkField(name, field, field.default) !== undefined) continue;
+    content[name] = structuredClone(field.default);
+    filled = true;
+  }
+  return filled ? { ...r, content } : response;
+}
+
+/**
  * Plan a round of answers: scripted responses first, then declines/cancels; keys answered
  * before are skipped; keys the server no longer lists are stale.
  */
@@ -165,7 +190,7 @@ export function planAnswers(
       continue;
     }
     let response: unknown;
-    if (Object.hasOwn(scripted, key)) response = scripted[key];
+    if (Object.hasOwn(scripted, key)) response = withFormDefaults(request, scripted[key]);
     else if (decline.includes(key)) response = { action: 'decline' };
     else if (cancel.includes(key)) response = { action: 'cancel' };
     else {

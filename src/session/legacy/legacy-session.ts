@@ -17,6 +17,13 @@
 //   error from tasks/result is `failed` with `error`.
 // - input: each pending server request is listed under `inputRequests` with the key of
 //   input-keys.ts; answering a key sends the JSON-RPC response to that request.
+// - input during a tools/call itself (a plain call whose tool asks the person, on the call's
+//   stream or the standalone GET stream): callTool returns `input_required` while the call stays
+//   open, with a requestState naming that call; the retry with inputResponses and that
+//   requestState answers the server's requests and goes on waiting for the same call, as a
+//   multi round-trip retry does on 2026-07-28. Nothing is resent. A request still unanswered
+//   when the command ends is dismissed (an elicitation gets `cancel`): the server is not left
+//   waiting on a client that has gone.
 import {
   CallToolResultV1Schema,
   CancelTaskResultV1Schema,
@@ -42,6 +49,8 @@ export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 
 const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
 const DEFAULT_INPUT_WAIT_MS = 10_000;
+/** How long one round of a tools/call waits for its answer or a request for input, unless told. */
+const DEFAULT_CALL_ROUND_MS = 60_000;
 /** How long updateTask waits for the server to move a task on after its answers. */
 const ANSWER_SETTLE_MS = 5_000;
 /** tasks/result blocks until the task ends: the stream is bounded by the session's life, not a request timeout. */
@@ -63,10 +72,22 @@ export interface LegacySessionOptions {
 }
 
 interface PendingInput {
-  taskId: string;
+  /** The task it is for, or (callId) the tools/call still open that it is for. */
+  taskId?: string;
+  callId?: number;
   requestId: string | number;
   request: InputRequestSnapshot;
 }
+
+/** A tools/call on its way: the server may ask for input before it answers. */
+interface OpenCall {
+  id: number;
+  asTask: boolean;
+  settled?: { ok: true; value: unknown } | { ok: false; error: unknown };
+}
+
+/** The requestState that names an open call between input rounds (opaque to the caller). */
+const OPEN_CALL_STATE = 'mcp-tasks-open-call-';
 
 type ResultOutcome = { kind: 'result'; result: CallToolResult } | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
 
@@ -132,6 +153,8 @@ export class LegacyTaskSession implements TaskSession {
   private readonly closing = new AbortController();
   private tools: ToolInfo[] | undefined;
   private standaloneOpened = false;
+  private openCall: OpenCall | undefined;
+  private callSeq = 0;
 
   constructor(private readonly conn: Connection, opts: LegacySessionOptions) {
     this.serverName = opts.serverName;
@@ -181,6 +204,7 @@ export class LegacyTaskSession implements TaskSession {
   }
 
   async callTool(p: CallToolParams, opts: RequestOptions = {}): Promise<ToolCallOutcome> {
+    if (p.requestState !== undefined) return this.continueCall(p, opts);
     const tools = this.tools ?? (await this.listTools());
     const support = tools.find((t) => t.name === p.name)?.execution?.taskSupport ?? 'forbidden';
     if (support === 'required' && !this.tasksAdvertised) throw new TaskRequiredError(this.serverName, p.name);
@@ -188,7 +212,55 @@ export class LegacyTaskSession implements TaskSession {
     const params: Record<string, unknown> = { name: p.name, arguments: p.arguments };
     if (p.meta) params._meta = p.meta;
     if (asTask) params.task = { ttl: this.taskTtlMs };
-    const raw = await this.rpc('tools/call', params, opts);
+    const call: OpenCall = { id: ++this.callSeq, asTask };
+    this.openCall = call;
+    // The call's own timeout is per round (awaitCall): time a person spends answering does not count.
+    this.rpc('tools/call', params, { ...(opts.signal ? { signal: opts.signal } : {}), timeoutMs: RESULT_STREAM_TIMEOUT_MS }).then(
+      (value) => {
+        call.settled = { ok: true, value };
+        this.wake();
+      },
+      (error: unknown) => {
+        call.settled = { ok: false, error };
+        this.wake();
+      },
+    );
+    return this.awaitCall(call, opts);
+  }
+
+  /** The retry of a call that asked for input: answer its requests, then wait for it again. */
+  private async continueCall(p: CallToolParams, opts: RequestOptions): Promise<ToolCallOutcome> {
+    const call = this.openCall;
+    if (!call || p.requestState !== `${OPEN_CALL_STATE}${call.id}`) {
+      throw new Error(`internal: no open tools/call for requestState ${JSON.stringify(p.requestState)}`);
+    }
+    for (const [key, response] of Object.entries(p.inputResponses ?? {})) {
+      const pending = this.pending.get(key);
+      if (!pending || pending.callId !== call.id) continue;
+      await this.guard(() => this.conn.respond(pending.requestId, { result: response }));
+      this.pending.delete(key);
+    }
+    return this.awaitCall(call, opts);
+  }
+
+  /** Until the open call answers, asks for input, or a round's timeout passes. */
+  private async awaitCall(call: OpenCall, opts: RequestOptions): Promise<ToolCallOutcome> {
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_CALL_ROUND_MS;
+    await this.waitUntil(() => call.settled !== undefined || this.hasPendingForCall(call.id), timeoutMs, opts.signal);
+    if (call.settled) {
+      this.openCall = undefined;
+      this.dropPendingForCall(call.id);
+      if (!call.settled.ok) throw call.settled.error;
+      return this.toolCallOutcome(call.asTask, call.settled.value);
+    }
+    const inputRequests = this.pendingForCall(call.id);
+    if (Object.keys(inputRequests).length > 0) return { kind: 'input_required', inputRequests, requestState: `${OPEN_CALL_STATE}${call.id}` };
+    this.openCall = undefined;
+    if (opts.signal?.aborted) throw new TransportError('tools/call interrupted');
+    throw new TransportError(`no answer to tools/call within ${Math.round(timeoutMs / 1000)} s`);
+  }
+
+  private toolCallOutcome(asTask: boolean, raw: unknown): ToolCallOutcome {
     if (asTask && raw && typeof raw === 'object' && 'task' in raw) {
       const created = validate<{ task: TaskV1 }>(CreateTaskResultV1Schema, raw, 'CreateTaskResult');
       return { kind: 'task', task: snapshotFromTaskV1(created.task) };
@@ -256,9 +328,26 @@ export class LegacyTaskSession implements TaskSession {
   }
 
   async close(): Promise<void> {
+    await this.dismissOpenCallInput();
     this.closing.abort();
     // The session itself stays open on the server (no DELETE): another process may resume it.
     await this.conn.close();
+  }
+
+  /**
+   * The command ends with a tools/call still waiting on requests nobody answered (no person, no
+   * answers file): the server gets the spec's "dismissed without a choice" (an elicitation's
+   * `cancel`, an error for anything else) rather than a request that never gets an answer.
+   */
+  private async dismissOpenCallInput(): Promise<void> {
+    const call = this.openCall;
+    if (!call || call.settled) return;
+    for (const [key, p] of [...this.pending]) {
+      if (p.callId !== call.id) continue;
+      this.pending.delete(key);
+      const outcome = p.request.method === 'elicitation/create' ? { result: { action: 'cancel' } } : { error: { code: -1, message: 'not answered: the command ended without an answer' } };
+      await this.conn.respond(p.requestId, outcome).catch((e: unknown) => this.debug?.(`dismissing "${key}": ${String(e)}`));
+    }
   }
 
   private async listTasksPage(cursor?: string, opts: RequestOptions = {}): Promise<RemoteTaskPage> {
@@ -332,7 +421,16 @@ export class LegacyTaskSession implements TaskSession {
     if (!INPUT_METHODS.includes(r.method)) return false;
     const related = (r.params?._meta as Record<string, unknown> | undefined)?.[RELATED_TASK_META] as { taskId?: unknown } | undefined;
     let taskId = typeof related?.taskId === 'string' ? related.taskId : undefined;
-    if (taskId === undefined) {
+    // Not for a task while a tools/call is open: the tool itself asks (on the call's stream or the GET stream).
+    const callId = taskId === undefined && this.openCall && !this.openCall.settled ? this.openCall.id : undefined;
+    if (callId !== undefined && r.method === 'roots/list') {
+      // Configuration, not a question for the person (servers ask it whenever they like): the
+      // server entry's roots, answered at once as `call` answers them anyway.
+      const roots = (this.conn.entry.roots ?? []).map((uri) => ({ uri }));
+      void this.conn.respond(r.id, { result: { roots } }).catch((e: unknown) => this.debug?.(`roots/list: ${String(e)}`));
+      return true;
+    }
+    if (taskId === undefined && callId === undefined) {
       // No related-task evidence (the GET stream of some servers): only unambiguous while one task is served.
       const served = [...this.streams.keys()];
       if (served.length !== 1) return false;
@@ -345,8 +443,8 @@ export class LegacyTaskSession implements TaskSession {
     this.repeats.set(base, n);
     const key = n === 1 ? base : `${base}-${n}`;
     this.keyByRequestId.set(idKey, key);
-    this.pending.set(key, { taskId, requestId: r.id, request: { method: r.method, ...(r.params ? { params: r.params } : {}) } });
-    this.debug?.(`← ${r.method} (input for a task), listed as "${key}"`);
+    this.pending.set(key, { ...(callId !== undefined ? { callId } : { taskId: taskId! }), requestId: r.id, request: { method: r.method, ...(r.params ? { params: r.params } : {}) } });
+    this.debug?.(`← ${r.method} (input for ${callId !== undefined ? 'the open tools/call' : 'a task'}), listed as "${key}"`);
     this.wake();
     return true;
   }
@@ -360,6 +458,21 @@ export class LegacyTaskSession implements TaskSession {
     const out: Record<string, InputRequestSnapshot> = {};
     for (const [key, p] of this.pending) if (p.taskId === taskId) out[key] = p.request;
     return out;
+  }
+
+  private hasPendingForCall(callId: number): boolean {
+    for (const p of this.pending.values()) if (p.callId === callId) return true;
+    return false;
+  }
+
+  private pendingForCall(callId: number): Record<string, InputRequestSnapshot> {
+    const out: Record<string, InputRequestSnapshot> = {};
+    for (const [key, p] of this.pending) if (p.callId === callId) out[key] = p.request;
+    return out;
+  }
+
+  private dropPendingForCall(callId: number): void {
+    for (const [key, p] of this.pending) if (p.callId === callId) this.pending.delete(key);
   }
 
   private dropPendingFor(taskId: string): void {

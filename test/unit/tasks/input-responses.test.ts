@@ -2,7 +2,7 @@
 // whether a scripted response fits the request it answers (nothing is sent unless all fit).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkField, checkResponse, enumValues, planAnswers } from '../../../src/tasks/input-responses.js';
+import { checkField, checkResponse, enumValues, planAnswers, withFormDefaults } from '../../../src/tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../../../src/tasks/task-snapshot.js';
 
 const form = (properties: Record<string, unknown>, required: string[] = [], message = 'Please answer'): InputRequestSnapshot => ({
@@ -199,5 +199,57 @@ describe('planAnswers', () => {
   test('an answers-file key named like an Object.prototype member is reported stale', () => {
     const plan = planAnswers({ confirm }, [], { toString: { action: 'decline' }, confirm: accept({ confirm: true }) });
     assert.deepEqual(plan.stale, ['toString']);
+  });
+});
+
+describe('withFormDefaults (SEP-1034)', () => {
+  // The conformance suite's form: every field optional, every field with a default.
+  const profile = form({
+    name: { type: 'string', default: 'John Doe' },
+    age: { type: 'integer', default: 30 },
+    score: { type: 'number', default: 95.5 },
+    status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
+    verified: { type: 'boolean', default: true },
+  });
+  const everyDefault = { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true };
+
+  test('an accept without content, or with some fields, gets the defaults of the fields it leaves out', () => {
+    assert.deepEqual(withFormDefaults(profile, { action: 'accept' }), accept(everyDefault));
+    assert.deepEqual(withFormDefaults(profile, accept({})), accept(everyDefault));
+    assert.deepEqual(withFormDefaults(profile, accept({ name: 'Ada', verified: false })), accept({ ...everyDefault, name: 'Ada', verified: false }));
+  });
+
+  test('a field the answer gives is kept, even a value the check will refuse', () => {
+    assert.deepEqual(withFormDefaults(profile, accept({ ...everyDefault, age: 'old' })), accept({ ...everyDefault, age: 'old' }));
+  });
+
+  test('a default that does not fit its own field is not used', () => {
+    const odd = form({ level: { type: 'integer', minimum: 1, default: 0 }, colour: { type: 'string', enum: ['red'], default: 'blue' }, note: { type: 'string', default: 'ok' } });
+    assert.deepEqual(withFormDefaults(odd, accept({})), accept({ note: 'ok' }));
+  });
+
+  test('decline, cancel, URL mode, other methods and malformed answers are left as they are', () => {
+    for (const r of [{ action: 'decline' }, { action: 'cancel' }, 'yes', null, { action: 'accept', content: 'x' }]) assert.deepEqual(withFormDefaults(profile, r), r);
+    assert.deepEqual(withFormDefaults(url, { action: 'accept' }), { action: 'accept' });
+    assert.deepEqual(withFormDefaults(sampling, reply), reply);
+  });
+
+  test('a default fills a required field the answer leaves out, so the answer is sent', () => {
+    const named = form({ name: { type: 'string', default: 'Ada' } }, ['name']);
+    const plan = planAnswers({ named }, [], { named: { action: 'accept' } });
+    assert.deepEqual(plan.errors, []);
+    assert.deepEqual(plan.send, { named: accept({ name: 'Ada' }) });
+  });
+
+  test('planAnswers sends an answers-file accept with the defaults filled in', () => {
+    const plan = planAnswers({ profile }, [], { profile: accept({ verified: false }) });
+    assert.deepEqual(plan.send, { profile: accept({ ...everyDefault, verified: false }) });
+  });
+
+  test('the default is copied, not shared with the request', () => {
+    const multi = form({ tags: { type: 'array', items: { enum: ['a', 'b'] }, default: ['a'] } });
+    const out = withFormDefaults(multi, accept({})) as { content: { tags: string[] } };
+    out.content.tags.push('b');
+    assert.deepEqual((multi.params!.requestedSchema as { properties: { tags: { default: string[] } } }).properties.tags.default, ['a']);
   });
 });
