@@ -74,7 +74,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       }
       // Nothing exists yet, so running the call again is right: with the answers this time.
       err(`next: nothing was started. Run the same call in a terminal to answer interactively, or from a script add --answers answers.json, with answers.json shaped like (replace every "fill in" placeholder):`);
-      ctx.stderr.write(`${safeJson(answersTemplate(inputRequests, []), 2)}\n`);
+      ctx.stderr.write(`${safeJson(cleanForTerminal(answersTemplate(inputRequests, [])), 2)}\n`);
       return;
     }
     case 'detached': {
@@ -199,7 +199,9 @@ export function shortTtlWarning(snapshot: { ttlMs: number | null; createdAt: str
  * on the server until then).
  */
 export function scriptedAnswerHint(invocation: string, ref: string, pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[]): string[] {
-  const inline = inlineExample(pending, answeredBefore);
+  // Server text in a command line: only offered when it can be typed as printed (nothing stripped).
+  const example = inlineExample(pending, answeredBefore);
+  const inline = example?.every((part) => sanitize(part, { singleLine: true, maxLength: 10_000 }) === part) ? example : undefined;
   const cmd = `${invocation} answer ${ref}`;
   return [
     `next: answer it in a terminal with \`${cmd}\`; the task stays on the server until then. From a script:`,
@@ -220,4 +222,14 @@ export function relistedAdvice(ref: string, keys: readonly string[]): string[] {
     `mcp-tasks: the server keeps asking for ${quoted}, already answered; mcp-tasks answers a key once, so waiting longer would wait forever.`,
     `  next: \`mcp-tasks cancel ${ref}\` to stop the task, or \`mcp-tasks answer ${ref} ${again}\` to send a new answer on purpose.`,
   ];
+}
+
+/** A JSON value for a terminal: every key and string through the sanitizer (server text inside). */
+export function cleanForTerminal(value: unknown): unknown {
+  if (typeof value === 'string') return sanitize(value, { singleLine: true, maxLength: 2000 });
+  if (Array.isArray(value)) return value.map(cleanForTerminal);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [sanitize(k, { singleLine: true, maxLength: 200 }), cleanForTerminal(v)]));
+  }
+  return value;
 }

@@ -135,7 +135,9 @@ describe('hostile server text never reaches the terminal', { concurrency: 4 }, (
     assert.ok(ref && /^[0-9a-f]{8}$/.test(ref), `a typeable ref is suggested: ${d.stdout}`);
     for (const args of [['get', ref], ['get', 'hostile-keys'], ['show', 'hostile-keys'], ['list'], ['answer', 'hostile-keys', '--template'], ['recover'], ['call', 'evil', 'no_such_tool'], ['tools', 'evil']]) {
       const r = await h.run(args);
-      assertTerminalSafe(r, args.join(' '));
+      // The template is JSON to fill in and pass back: its keys must stay the server's own, escaped, never raw.
+      if (args.includes('--template')) assertJsonSafe(r, args.join(' '));
+      else assertTerminalSafe(r, args.join(' '));
       assert.doesNotMatch(r.stderr, /unexpected error/, args.join(' '));
     }
     const get = await h.run(['get', ref]);

@@ -126,9 +126,9 @@ test('demo-server faults', { concurrency: true }, async (t) => {
       assert.ok(done.result.content[0].text.includes('\x1b['), 'an escape sequence in the result');
       assert.ok(created.statusMessage.includes('\rspoofed'), 'a bare CR that would overwrite the line');
 
-      const ask = await createTask(demo, 'confirm_delete', { filename: 'f' });
+      const ask = await createTask(demo, 'confirm_delete', { filename: 'f' }, {}, { hostileIds: true });
       const { task } = await poll(demo, ask.taskId, (x) => x.status === 'input_required');
-      assert.ok(task.inputRequests.confirm.params.message.includes('\x1b'), 'an escape sequence in the prompt');
+      assert.ok((Object.values(task.inputRequests)[0] as { params: { message: string } }).params.message.includes('\x1b'), 'an escape sequence in the prompt');
       assert.ok(task.statusMessage.includes('\x1b'));
     }),
 
