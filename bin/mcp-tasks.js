@@ -11,13 +11,13 @@ if (major < 20 || (major === 20 && minor < 12)) {
 }
 
 // Node 22.1+ keeps the V8 code of the bundle between runs: a quarter less CPU per start on Node 22.
-// Under MCP_TASKS_HOME when set (tests, CI), else the platform's cache dir. Best effort: never fails.
+// Always in the platform's cache dir, never in the mcp-tasks home: the home holds the vault, and a
+// cache there would share its disk (a full home must fail only on the vault's own writes). Best
+// effort: never fails.
 if (typeof nodeModule.enableCompileCache === 'function') {
   try {
     const env = process.env;
-    const dir = env.MCP_TASKS_HOME
-      ? join(env.MCP_TASKS_HOME, 'cache', 'compile')
-      : process.platform === 'win32'
+    const dir = process.platform === 'win32'
         ? join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'mcp-tasks', 'compile-cache')
         : process.platform === 'darwin'
           ? join(homedir(), 'Library', 'Caches', 'mcp-tasks', 'compile')
