@@ -2,16 +2,14 @@
 // over Streamable HTTP on 127.0.0.1 (its own sessions, task store and tasks/result input queue).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLegacySession, type LegacyTaskSession } from '../../src/session/legacy/legacy-session.js';
+import { openLegacySession } from '../../src/session/legacy/legacy-session.js';
 import { inputRequestKey } from '../../src/session/legacy/input-keys.js';
 import { SessionEndedError } from '../../src/session/legacy/legacy-errors.js';
 import { RpcResponseError } from '../../src/protocol/remote-errors.js';
 import type { ServerEntry } from '../../src/servers/server-entry.js';
-import type { TaskSnapshot } from '../../src/tasks/task-snapshot.js';
+import { pollUntil, terminal } from '../helpers/legacy-polling.js';
 import { startEverythingServer } from '../helpers/third-party-http.js';
 
-const terminal = (s: TaskSnapshot) => s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function open(t: { after(fn: () => unknown): void }, entry: ServerEntry, opts: Parameters<typeof openLegacySession>[2] = { serverName: entry.name }) {
   const session = await openLegacySession(entry, { env: process.env }, opts);
@@ -19,14 +17,6 @@ async function open(t: { after(fn: () => unknown): void }, entry: ServerEntry, o
   return session;
 }
 
-/** Poll at the server's pollInterval until `until` holds (the test runner's timeout bounds it). */
-async function pollUntil(session: LegacyTaskSession, taskId: string, until: (s: TaskSnapshot) => boolean): Promise<TaskSnapshot> {
-  for (;;) {
-    const s = await session.getTask(taskId);
-    if (until(s)) return s;
-    await delay(s.pollIntervalMs ?? 500);
-  }
-}
 
 function text(result: Record<string, unknown> | undefined): string {
   return ((result?.content as Array<{ text?: string }> | undefined) ?? []).map((c) => c.text ?? '').join('\n');

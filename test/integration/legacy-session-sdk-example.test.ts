@@ -3,23 +3,13 @@
 // on the tasks/result stream; no tasks/list, no cancel capability.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLegacySession, type LegacyTaskSession } from '../../src/session/legacy/legacy-session.js';
+import { openLegacySession } from '../../src/session/legacy/legacy-session.js';
 import type { ServerEntry } from '../../src/servers/server-entry.js';
-import type { TaskSnapshot } from '../../src/tasks/task-snapshot.js';
+import { pollUntil, terminal, resultText as text } from '../helpers/legacy-polling.js';
 import { startSdkTaskInteractiveServer } from '../helpers/third-party-http.js';
 
-const terminal = (s: TaskSnapshot) => s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function pollUntil(session: LegacyTaskSession, taskId: string, until: (s: TaskSnapshot) => boolean): Promise<TaskSnapshot> {
-  for (;;) {
-    const s = await session.getTask(taskId);
-    if (until(s)) return s;
-    await delay(s.pollIntervalMs ?? 500);
-  }
-}
 
-const text = (r: Record<string, unknown> | undefined) => ((r?.content as Array<{ text?: string }> | undefined) ?? []).map((c) => c.text ?? '').join('\n');
 
 test('SDK 1.x simpleTaskInteractive: an elicitation and a sampling request inside tasks, answered', async (t) => {
   const server = await startSdkTaskInteractiveServer(t);
