@@ -5,8 +5,12 @@
 /** Commands whose operands are task references. */
 const REF_COMMANDS = new Set(['get', 'watch', 'answer', 'cancel', 'show', 'recover', 'export']);
 
-/** Our own options are short words; an "option" this long made of id characters is a pasted ref. */
-const OPTION_LIKE_REF = /unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{7,})'/;
+/**
+ * Our own options are short words; an "option" this long made of id characters is a pasted ref.
+ * A base64url id may also begin with "--" (one in 64 of those that begin with "-"): then only one
+ * far longer than any of our long options counts.
+ */
+const OPTION_LIKE_REF = /unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{7,}|--[A-Za-z0-9_][A-Za-z0-9_-]{19,})'/;
 
 export function explainOptionLikeRef(message: string, argv: readonly string[]): string {
   const m = OPTION_LIKE_REF.exec(message);
