@@ -72,7 +72,7 @@ test('watch --timeout on a silent stream: returns at the timeout (exit 124), the
     const { taskId } = parseJsonDoc(call.stdout) as { taskId: string };
     silent = true;
     // The request timeout is 30 s: a watch that waited for it would be killed by this run's limit.
-    const w = await h.run(['watch', taskId, '--timeout', '2s'], { timeoutMs: 28_000 });
+    const w = await h.run(['watch', '--timeout', '2s', '--', taskId], { timeoutMs: 28_000 });
     assert.equal(w.code, 124, `exit 124, got ${w.code}: ${w.stderr.slice(0, 400)}`);
     const recs = await records(h);
     assert.equal(recs.length, 1);

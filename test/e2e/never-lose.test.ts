@@ -84,7 +84,7 @@ describe('the one rule for submissions: only a JSON-RPC error drops the record',
           assert.match(r.stderr, /CreateTaskResult was malformed.*the handle was kept/);
           assert.equal(rows[0]!.taskId, created[0], 'the record names the task the server created');
           // The next poll reads the task's real state.
-          const g = await h.run(['--json', 'get', created[0]!.slice(0, 8)]);
+          const g = await h.run(['--json', 'get', '--', created[0]!.slice(0, 8)]);
           assert.equal(g.code, 0, g.stderr);
           assert.equal(parseJsonDoc(g.stdout).status, 'working');
         } else {
