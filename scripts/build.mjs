@@ -6,6 +6,7 @@
 // Type checking is `npm run typecheck` (tsc); the tests compile src/ and test/ with tsc themselves.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
+import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -29,6 +30,17 @@ await build({
   banner: { js: "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);" },
   // The SDK client's Node shim, with its AJV validator loaded on first use (see the module).
   plugins: [
+    {
+      // zod's `export * as locales` keeps all ~60 translations of its error messages in the bundle
+      // (esbuild cannot drop a namespace re-export): 364 KB of the 755 KB zod chunk that `get` and
+      // `call` parse on every start. Nothing here reads `z.locales`; zod registers English itself
+      // (classic/schemas.js imports ../locales/en.js directly), so the namespace keeps only `en`.
+      name: 'zod-english-only',
+      setup(b) {
+        b.onResolve({ filter: /locales\/index\.js$/ }, (args) => (args.importer.includes(`${sep}node_modules${sep}zod${sep}`) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined));
+        b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({ contents: "export { default as en } from './en.js';", resolveDir: `${root}node_modules/zod/v4/locales` }));
+      },
+    },
     {
       name: 'lazy-sdk-validator',
       setup(b) {
