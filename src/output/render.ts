@@ -21,10 +21,10 @@ const plain: ChalkInstance = new Proxy(function () {} as unknown as ChalkInstanc
 let colorChalk: ChalkInstance | undefined;
 
 /** Loads chalk for a coloured run; main.ts awaits it before an action whose output is coloured. */
-export async function loadColor(): Promise<void> {
+export async function loadColor(level: 1 | 2 | 3 = 1): Promise<void> {
   if (colorChalk) return;
   const { Chalk } = await import('chalk');
-  colorChalk = new Chalk({ level: 1 });
+  colorChalk = new Chalk({ level });
 }
 
 export function makeStyle(color: boolean): Style {
