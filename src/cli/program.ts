@@ -63,7 +63,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .description('Inspect and recover long-running MCP tasks: the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks) and the 2025-11-25 experimental tasks.')
     .option('-V, --version', 'print the name, version, Node and the protocol versions spoken (with --json: an object)')
     .option('--json', 'one JSON document on stdout (watch: one object per line)')
-    .option('--no-color', 'plain text (also when NO_COLOR is set or stdout is not a TTY)')
+    .option('--no-color', 'plain text (also when NO_COLOR is set, or stdout is not a TTY and FORCE_COLOR is not set)')
     .option('--no-input', 'never prompt (implied when stdin is not a TTY or CI is set)')
     .option('-v, --verbose', 'diagnostics on stderr, with secrets and task ids redacted')
     .option('--home <dir>', 'where config and vault live (env MCP_TASKS_HOME)')
@@ -165,11 +165,11 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     });
 
   program
-    .command('tools <server>')
-    .description('tools with annotations (read-only / destructive / idempotent hints)')
-    .action(async (name: string, _opts, cmd: Command) => {
+    .command('tools <server> [tool]')
+    .description("tools with annotations (read-only / destructive / idempotent hints); with a tool name, that tool's arguments")
+    .action(async (name: string, tool: string | undefined, _opts, cmd: Command) => {
       const { runTools } = await import('./commands/tools.js');
-      done(await runTools(name, ctxOf(cmd)));
+      done(await runTools(name, ctxOf(cmd), tool));
     });
 
   program
@@ -249,6 +249,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .addOption(new Option('--label <k=v>', 'only tasks with this label (repeatable)').argParser(collect))
     .option('--all', 'include finished tasks')
     .option('--limit <n>', 'only the N most recently created', positiveInt)
+    .option('--refresh', 'poll each listed active task first (one tasks/get each), then list what was seen')
     .option('--remote <server>', "the server's own task list (2025-11-25 tasks/list), marking the tasks this vault holds")
     .action(async (opts, cmd: Command) => {
       if (opts.remote !== undefined) {
@@ -317,10 +318,29 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       done(await runDemoServer(opts, ctxOf(cmd)));
     });
 
+  program
+    .command('completion <shell>')
+    .description('print a shell completion script: bash, zsh or fish (servers, tools and refs from config and vault, no network)')
+    .action(async (shell: string, _opts, cmd: Command) => {
+      const { completionScript } = await import('./completion.js');
+      const ctx = ctxOf(cmd);
+      ctx.stdout.write(completionScript(shell, ctx.invocation));
+      done(0);
+    });
+  // What the completion scripts call for candidates (`__complete -- <cword> <words...>`).
+  program
+    .command('__complete [words...]', { hidden: true })
+    .helpOption(false)
+    .allowUnknownOption()
+    .action(async (words: string[], _opts, cmd: Command) => {
+      const { runComplete } = await import('./completion.js');
+      done(await runComplete(program, words, ctxOf(cmd)));
+    });
+
   // EXAMPLES and the duration syntax on every command's --help, the commands as invoked.
   const invocation = () => helpEnv.invocation?.() ?? 'mcp-tasks';
   const decorate = (cmd: Command, path: string) => {
-    for (const sub of cmd.commands) decorate(sub, path ? `${path} ${sub.name()}` : sub.name());
+    for (const sub of cmd.commands) if (sub.name() !== '__complete') decorate(sub, path ? `${path} ${sub.name()}` : sub.name());
     const takesDuration = cmd.options.some((o) => o.flags.includes('<duration>'));
     cmd.addHelpText('after', (c) => (takesDuration ? wrapText(`\n${DURATION_SYNTAX}.\n`, widthOf(c)) : '') + examplesBlock(path, invocation()));
   };
