@@ -219,7 +219,7 @@ export function renderTable(headers: string[], rows: string[][], opts: TableOpti
   const flex = opts.flex;
   if (flex !== undefined && opts.width !== undefined) {
     const others = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w + 2), 0);
-    widths[flex] = Math.max(Math.min(widths[flex]!, 12), Math.min(widths[flex]!, opts.width - others - 1));
+    widths[flex] = Math.max(Math.min(widths[flex]!, 4), Math.min(widths[flex]!, opts.width - others - 1));
   }
   const line = (cells: string[], isHeader: boolean) =>
     cells
