@@ -251,7 +251,7 @@ export function renderToolLines(tools: Array<{ name: string; description?: strin
       const full = t.description ? sanitize(t.description, { singleLine: true, maxLength: 2000 }) : '';
       const lead = `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(nameWidth)}  ${hints ? `[${hints}] ` : ''}`;
       // In a terminal the description ends at its edge; into a pipe it is whole.
-      const desc = width === undefined ? full : cut(full, Math.max(20, width - visibleLength(lead) - 1));
+      const desc = width === undefined ? full : cut(full, Math.max(8, width - visibleLength(lead) - 1));
       return `${lead}${st.c.gray(desc)}`.trimEnd() + '\n';
     })
     .join('');
