@@ -16,6 +16,8 @@ export interface GlobalOptions {
 export interface Output {
   write(text: string): void;
   isTTY: boolean;
+  /** The terminal's width when this stream is one (tables fit it); undefined for a pipe or file. */
+  columns?(): number | undefined;
 }
 
 /** Standard input: read whole, once; a second reader (a taskId, then answers) gets the same text. */
@@ -91,9 +93,30 @@ export const realSleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
-/** Colour: a TTY on stdout, no NO_COLOR, no --no-color, no --json. */
+/**
+ * FORCE_COLOR as chalk reads it: "" or "true" is level 1, "false" 0, a number its level (at most 3);
+ * anything else (or unset) forces nothing.
+ */
+export function forcedColorLevel(env: NodeJS.ProcessEnv): number | undefined {
+  const v = env.FORCE_COLOR;
+  if (v === undefined) return undefined;
+  if (v === '' || v === 'true') return 1;
+  if (v === 'false') return 0;
+  const n = Number.parseInt(v, 10);
+  return Number.isNaN(n) ? undefined : Math.max(0, Math.min(n, 3));
+}
+
+/** The chalk level for a coloured run: FORCE_COLOR's when it names one, else basic 16 colours. */
+export const colorLevel = (env: NodeJS.ProcessEnv): 1 | 2 | 3 => (Math.max(1, forcedColorLevel(env) ?? 1) as 1 | 2 | 3);
+
+/**
+ * Colour: never with --json, --no-color or NO_COLOR (they win, as documented); else FORCE_COLOR
+ * decides when set (chalk's rule, even into a pipe); else a TTY on stdout.
+ */
 export function wantsColor(opts: GlobalOptions, io: Pick<ProcessIO, 'stdout' | 'env'>): boolean {
-  return opts.color !== false && !('NO_COLOR' in io.env && io.env.NO_COLOR !== '') && Boolean(io.stdout.isTTY) && !opts.json;
+  if (opts.color === false || opts.json || ('NO_COLOR' in io.env && io.env.NO_COLOR !== '')) return false;
+  const forced = forcedColorLevel(io.env);
+  return forced !== undefined ? forced > 0 : Boolean(io.stdout.isTTY);
 }
 
 export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
@@ -117,7 +140,7 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
       return (invocation ??= detectInvocation(env, io.script));
     },
     stdin: { isTTY: io.stdinIsTTY, readAll: () => (stdinText ??= io.readStdin()) },
-    stdout: { write: (t) => void io.stdout.write(t), isTTY: Boolean(io.stdout.isTTY) },
+    stdout: { write: (t) => void io.stdout.write(t), isTTY: Boolean(io.stdout.isTTY), columns: () => (io.stdout.isTTY ? io.stdout.columns || 80 : undefined) },
     stderr: { write: (t) => void io.stderr.write(t), isTTY: Boolean(io.stderr.isTTY) },
     terminal: { stream: io.stderr, isTTY: Boolean(io.stderr.isTTY), columns: () => io.stderr.columns || 80 },
     platform: io.platform,

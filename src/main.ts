@@ -1,7 +1,7 @@
 // Builds the program, runs it, and maps typed errors to the contract's exit codes.
 // The only place that decides an exit code for a failure.
 import { CommanderError } from 'commander';
-import { buildContext, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
+import { buildContext, colorLevel, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { buildProgram } from './cli/program.js';
 import { VERSION } from './version.js';
@@ -9,20 +9,45 @@ import { toCliError } from './app/remote-error.js';
 import { exitCodeOf } from './app/exit-code.js';
 import { presentError, presentUnexpected } from './output/present-error.js';
 import { explainOptionLikeRef } from './cli/option-like-ref.js';
+import { detectInvocation } from './invocation.js';
+
+/** Options that leave `mcp-tasks` without a command: then help goes to stdout and the exit is 0. */
+const GLOBAL_FLAGS = new Set(['--json', '--no-color', '--no-input', '-v', '--verbose', '--stored-auth-only']);
+function namesNoCommand(argv: string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--home') i++;
+    else if (!GLOBAL_FLAGS.has(argv[i]!) && !argv[i]!.startsWith('--home=')) return false;
+  }
+  return true;
+}
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
   let exitCode: number = ExitCode.Ok;
   const makeContext = (g: GlobalOptions) => (ctx = buildContext(g, io));
-  const program = buildProgram(VERSION, makeContext, (code) => (exitCode = code), {
-    writeOut: (s) => io.stdout.write(s),
-    writeErr: (s) => io.stderr.write(s),
-    outputError: (s, write) => write(explainOptionLikeRef(s, argv)),
-  });
-  // chalk only for an action whose output is coloured (a TTY): --json, pipes and --help never load it.
+  const program = buildProgram(
+    VERSION,
+    makeContext,
+    (code) => (exitCode = code),
+    {
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(explainOptionLikeRef(s, argv)),
+      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
+      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
+    },
+    {},
+    { invocation: () => detectInvocation(io.env, io.script) },
+  );
+  // chalk only for an action whose output is coloured (a TTY or FORCE_COLOR): --json, pipes and --help never load it.
   program.hook('preAction', async (_program, action) => {
-    if (wantsColor(action.optsWithGlobals() as GlobalOptions, io)) await (await import('./output/render.js')).loadColor();
+    if (wantsColor(action.optsWithGlobals() as GlobalOptions, io)) await (await import('./output/render.js')).loadColor(colorLevel(io.env));
   });
+  // No command at all: the help is what was asked for (gh, git), on stdout, exit 0.
+  if (namesNoCommand(argv)) {
+    program.outputHelp();
+    return ExitCode.Ok;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;

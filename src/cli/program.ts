@@ -1,7 +1,9 @@
 // Commander wiring only: flags → options → a lazily imported run function. Keeping command
 // modules behind dynamic imports means `--help` and fast paths never load the SDK.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
+import { DURATION_SYNTAX, examplesBlock, wrapText } from './help-text.js';
+import { versionInfo, versionText } from './version-info.js';
 import { answerOptions, callOptions, cancelOptions, getOptions, watchOptions, type AnswerOptions, type CallOptions, type CancelOptions, type GetOptions, type WatchOptions } from './task-options.js';
 
 export type ContextFactory = (globals: GlobalOptions) => Context;
@@ -22,6 +24,14 @@ export interface ProgramOutput {
   writeOut(s: string): void;
   writeErr(s: string): void;
   outputError?(s: string, write: (s: string) => void): void;
+  /** The width help is wrapped to (the terminal's; 80 when not a terminal). */
+  getOutHelpWidth?(): number;
+  getErrHelpWidth?(): number;
+}
+
+/** What help needs from the outside: the command as invoked (asked only when help is printed). */
+export interface HelpEnv {
+  invocation?(): string;
 }
 
 /** The run functions of the task commands, injectable so flag parsing is tested without running anything. */
@@ -42,23 +52,36 @@ const lazyRunners: Runners = {
   call: async (...a) => (await import('./commands/call.js')).runCall(...a),
 };
 
-export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void, output: ProgramOutput, injected: Partial<Runners> = {}): Command {
+export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void, output: ProgramOutput, injected: Partial<Runners> = {}, helpEnv: HelpEnv = {}): Command {
   const run: Runners = { ...lazyRunners, ...injected };
   const program = new Command('mcp-tasks');
   // Set before any subcommand exists: subcommands inherit them, so no path calls process.exit.
   program.exitOverride();
-  program.configureOutput(output);
+  // Help is plain text: its colours would not follow NO_COLOR / --no-color the way ours do.
+  program.configureOutput({ getOutHasColors: () => false, getErrHasColors: () => false, ...output });
   program
-    .description('Inspect and recover long-running MCP tasks (io.modelcontextprotocol/tasks, 2026-07-28).')
-    .version(version, '-V, --version')
+    .description('Inspect and recover long-running MCP tasks: the 2026-07-28 tasks extension (io.modelcontextprotocol/tasks) and the 2025-11-25 experimental tasks.')
+    .option('-V, --version', 'print the name, version, Node and the protocol versions spoken (with --json: an object)')
     .option('--json', 'one JSON document on stdout (watch: one object per line)')
-    .option('--no-color', 'plain text (also when NO_COLOR is set or stdout is not a TTY)')
+    .option('--no-color', 'plain text (also when NO_COLOR is set, or stdout is not a TTY and FORCE_COLOR is not set)')
     .option('--no-input', 'never prompt (implied when stdin is not a TTY or CI is set)')
     .option('-v, --verbose', 'diagnostics on stderr, with secrets and task ids redacted')
     .option('--home <dir>', 'where config and vault live (env MCP_TASKS_HOME)')
     .option('--stored-auth-only', 'never start a sign-in; exit 8 when one is needed')
     .showHelpAfterError('(run with --help for usage)')
-    .configureHelp({ sortSubcommands: false });
+    // Set before any subcommand exists (they share it): every --help lists the global options too.
+    .configureHelp({ sortSubcommands: false, showGlobalOptions: true });
+  // Our own --version (commander's prints the bare number): read --json from the whole command line.
+  program.on('option:version', () => {
+    const info = versionInfo(version);
+    const json = (program as unknown as { rawArgs: string[] }).rawArgs.includes('--json');
+    output.writeOut(json ? `${JSON.stringify(info)}\n` : versionText(info));
+    throw new CommanderError(0, 'commander.version', info.version);
+  });
+
+  // Our own help paragraphs wrap to the width commander wraps its columns to.
+  const widthOf = (c: { error: boolean }) => (c.error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? 80;
+  const wrapped = (text: string) => (c: { error: boolean }) => wrapText(text, widthOf(c));
 
   const ctxOf = (cmd: Command) => makeContext(cmd.optsWithGlobals() as GlobalOptions);
 
@@ -142,17 +165,17 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     });
 
   program
-    .command('tools <server>')
-    .description('tools with annotations (read-only / destructive / idempotent hints)')
-    .action(async (name: string, _opts, cmd: Command) => {
+    .command('tools <server> [tool]')
+    .description("tools with annotations (read-only / destructive / idempotent hints); with a tool name, that tool's arguments")
+    .action(async (name: string, tool: string | undefined, _opts, cmd: Command) => {
       const { runTools } = await import('./commands/tools.js');
-      done(await runTools(name, ctxOf(cmd)));
+      done(await runTools(name, ctxOf(cmd), tool));
     });
 
   program
     .command('call <server> <tool> [args...]')
     .description('call a tool declaring the tasks extension; follows the task to its end unless --detach')
-    .addHelpText('after', '\nArguments: key=value (a string, or a number/boolean where the tool\'s schema asks for one), key:=json (typed JSON).')
+    .addHelpText('after', wrapped('\nArguments: key=value (a string, or a number/boolean where the tool\'s schema asks for one), key:=json (typed JSON).'))
     .option('--args-json <json>', 'the whole argument object as JSON')
     .option('--args-file <file>', 'the argument object from a JSON file (- for stdin)')
     .option('--detach', 'print the handle and exit once the task exists')
@@ -175,14 +198,14 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
   const refHelp = '\n<ref>: a taskId, a unique prefix (6+ characters) of a vaulted taskId, a label value, or - to read a taskId from stdin.\nA ref that begins with "-" goes after "--": get -- -AbC…';
   withTargetOptions(program.command('get <ref>'))
     .description('one tasks/get: print the state, and the result or error when terminal')
-    .addHelpText('after', refHelp)
+    .addHelpText('after', wrapped(refHelp))
     .action(async (ref: string, opts, cmd: Command) => {
       const ctx = ctxOf(cmd);
       done(await run.get(ref, getOptions(opts), ctx));
     });
   withTargetOptions(program.command('watch [ref...]'))
     .description("poll at the server's pollIntervalMs until terminal")
-    .addHelpText('after', refHelp)
+    .addHelpText('after', wrapped(refHelp))
     .option('--active', 'watch every active task in the vault (no refs needed)')
     .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
@@ -194,9 +217,9 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .description('answer inputRequests with tasks/update; interactive forms in a terminal')
     .addHelpText(
       'after',
-      refHelp +
+      wrapped(refHelp +
         '\n--answers F: a JSON object mapping each input request key to its response (an ElicitResult, a CreateMessageResult or a ListRootsResult); --template prints one to fill in.' +
-        "\n[answers...]: inline form answers, typed by the form's schema like call's arguments: field=value (one form pending) or KEY.field=value (several); field:=json for typed JSON.",
+        "\n[answers...]: inline form answers, typed by the form's schema like call's arguments: field=value (one form pending) or KEY.field=value (several); field:=json for typed JSON."),
     )
     .option('--answers <file>', 'responses by key (JSON; - for stdin)')
     .option('--template', 'print a JSON answers skeleton for the pending requests (nothing is sent)')
@@ -209,7 +232,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     });
   withTargetOptions(program.command('cancel <ref>'))
     .description('request cancellation (tasks/cancel); --wait reports the state actually reached')
-    .addHelpText('after', refHelp)
+    .addHelpText('after', wrapped(refHelp))
     .option('--wait', 'follow the task to its terminal state and exit with its code')
     .option('--timeout <duration>', 'with --wait: stop after this long (exit 124)')
     .option('--force', 'send tasks/cancel even when the vault holds the task as finished')
@@ -226,6 +249,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .addOption(new Option('--label <k=v>', 'only tasks with this label (repeatable)').argParser(collect))
     .option('--all', 'include finished tasks')
     .option('--limit <n>', 'only the N most recently created', positiveInt)
+    .option('--refresh', 'poll each listed active task first (one tasks/get each), then list what was seen')
     .option('--remote <server>', "the server's own task list (2025-11-25 tasks/list), marking the tasks this vault holds")
     .action(async (opts, cmd: Command) => {
       if (opts.remote !== undefined) {
@@ -246,7 +270,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
   program
     .command('recover [ref]')
     .description('submissions whose outcome is in doubt (request sent, no handle) and the safe next step; --resolve closes one')
-    .addHelpText('after', '\n[ref]: an operation id or a 6+ character prefix of one, a label value, or a taskId prefix (a lost task).\n--resolve closes an in-doubt or lost record after you checked on the server what happened: it becomes terminal, keeps its history, and `prune` may then drop it.')
+    .addHelpText('after', wrapped('\n[ref]: an operation id or a 6+ character prefix of one, a label value, or a taskId prefix (a lost task).\n--resolve closes an in-doubt or lost record after you checked on the server what happened: it becomes terminal, keeps its history, and `prune` may then drop it.'))
     .option('--resolve <outcome>', 'after an out-of-band check: completed, not-run or failed')
     .option('--note <text>', 'with --resolve: what you found (kept in the record)')
     .option('--resubmit', 'send the operation again when that cannot duplicate its effect')
@@ -293,6 +317,34 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       const { runDemoServer } = await import('./commands/demo-server.js');
       done(await runDemoServer(opts, ctxOf(cmd)));
     });
+
+  program
+    .command('completion <shell>')
+    .description('print a shell completion script: bash, zsh or fish (servers, tools and refs from config and vault, no network)')
+    .action(async (shell: string, _opts, cmd: Command) => {
+      const { completionScript } = await import('./completion.js');
+      const ctx = ctxOf(cmd);
+      ctx.stdout.write(completionScript(shell, ctx.invocation));
+      done(0);
+    });
+  // What the completion scripts call for candidates (`__complete -- <cword> <words...>`).
+  program
+    .command('__complete [words...]', { hidden: true })
+    .helpOption(false)
+    .allowUnknownOption()
+    .action(async (words: string[], _opts, cmd: Command) => {
+      const { runComplete } = await import('./completion.js');
+      done(await runComplete(program, words, ctxOf(cmd)));
+    });
+
+  // EXAMPLES and the duration syntax on every command's --help, the commands as invoked.
+  const invocation = () => helpEnv.invocation?.() ?? 'mcp-tasks';
+  const decorate = (cmd: Command, path: string) => {
+    for (const sub of cmd.commands) if (sub.name() !== '__complete') decorate(sub, path ? `${path} ${sub.name()}` : sub.name());
+    const takesDuration = cmd.options.some((o) => o.flags.includes('<duration>'));
+    cmd.addHelpText('after', (c) => (takesDuration ? wrapText(`\n${DURATION_SYNTAX}.\n`, widthOf(c)) : '') + examplesBlock(path, invocation()));
+  };
+  decorate(program, '');
 
   return program;
 }

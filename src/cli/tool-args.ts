@@ -4,8 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import { argumentsMessage } from '../protocol/schema-message.js';
+import { safeName } from '../output/sanitize.js';
+import { closest } from './did-you-mean.js';
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema> };
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; additionalProperties?: unknown };
 
 /** Said when the arguments do not fit; call.ts puts in the server's name. */
 export const SEE_TOOL_ARGS = 'Run `mcp-tasks tools SERVER` to see the tool\'s arguments.';
@@ -56,15 +58,25 @@ export function buildArguments(src: ArgSources, inputSchema: Record<string, unkn
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid('the arguments must be a JSON object', 'Wrap them in { … }.');
     base = parsed as Record<string, unknown>;
   }
-  const props = (inputSchema as Schema | undefined)?.properties ?? {};
+  const schema = inputSchema as Schema | undefined;
+  const props = schema?.properties ?? {};
+  const names = Object.keys(props);
+  // A typed key the tool does not name: refused when the schema forbids extras or a named one is
+  // close (a typo would otherwise be sent, and the tool would use its default instead).
+  const known = (key: string): string => {
+    if (names.length === 0 || Object.prototype.hasOwnProperty.call(props, key)) return key;
+    const near = closest(key, names);
+    if (near === undefined && schema?.additionalProperties !== false) return key;
+    throw invalid(`the tool has no argument "${safeName(key, 80)}"${near ? `; did you mean "${safeName(near, 80)}"?` : ''} (its arguments: ${names.map((n) => safeName(n, 60)).join(', ')})`);
+  };
   for (const pair of src.pairs) {
     const typed = pair.indexOf(':=');
     const plain = pair.indexOf('=');
     if (typed > 0 && typed < plain) {
-      const key = pair.slice(0, typed);
+      const key = known(pair.slice(0, typed));
       base[key] = parseJson(pair.slice(typed + 2), `the value of ${key}`);
     } else if (plain > 0) {
-      const key = pair.slice(0, plain);
+      const key = known(pair.slice(0, plain));
       base[key] = coerce(pair.slice(plain + 1), props[key]);
     } else {
       throw invalid(`"${pair}" is not an argument: use key=value or key:=json`);

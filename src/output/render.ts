@@ -21,10 +21,10 @@ const plain: ChalkInstance = new Proxy(function () {} as unknown as ChalkInstanc
 let colorChalk: ChalkInstance | undefined;
 
 /** Loads chalk for a coloured run; main.ts awaits it before an action whose output is coloured. */
-export async function loadColor(): Promise<void> {
+export async function loadColor(level: 1 | 2 | 3 = 1): Promise<void> {
   if (colorChalk) return;
   const { Chalk } = await import('chalk');
-  colorChalk = new Chalk({ level: 1 });
+  colorChalk = new Chalk({ level });
 }
 
 export function makeStyle(color: boolean): Style {
@@ -200,9 +200,48 @@ export function renderInputRequests(requests: Record<string, { method: string; p
   return lines.join('\n') + '\n';
 }
 
-/** Tools with their hints, one line each (tools, server check). */
-export function renderToolLines(tools: Array<{ name: string; description?: string; annotations?: Record<string, unknown>; execution?: { taskSupport?: string } }>, st: Style): string {
-  const width = Math.max(4, ...tools.map((t) => Math.min(t.name.length, 40)));
+/** Visible width: colour codes take no columns. */
+export const visibleLength = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '').length;
+
+const cut = (text: string, room: number) => (text.length > room ? `${text.slice(0, Math.max(1, room - 1))}…` : text);
+
+export interface TableOptions {
+  /** The terminal's width; undefined (a pipe) cuts nothing. */
+  width?: number;
+  /** The column that gives way when the row is wider than the terminal (plain text; styled after the cut). */
+  flex?: number;
+  flexStyle?: (text: string) => string;
+}
+
+/** Aligned columns under upper-case headers, two spaces apart (as gh prints them). */
+export function renderTable(headers: string[], rows: string[][], opts: TableOptions = {}): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => visibleLength(r[i] ?? ''))));
+  const flex = opts.flex;
+  if (flex !== undefined && opts.width !== undefined) {
+    const others = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w + 2), 0);
+    widths[flex] = Math.max(Math.min(widths[flex]!, 4), Math.min(widths[flex]!, opts.width - others - 1));
+  }
+  const line = (cells: string[], isHeader: boolean) =>
+    cells
+      .map((c, i) => {
+        let text = c;
+        if (i === flex) {
+          text = cut(c, widths[i]!);
+          if (!isHeader && opts.flexStyle) text = opts.flexStyle(text);
+        }
+        return i === cells.length - 1 ? text : text + ' '.repeat(Math.max(0, widths[i]! - visibleLength(text)));
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(headers.map((h) => h.toUpperCase()), true), ...rows.map((r) => line(r, false))].join('\n') + '\n';
+}
+
+/** Tab-separated rows, no header, no colour: for a pipe (as gh prints them). Tabs and newlines inside cells become spaces. */
+export const renderTsv = (rows: string[][]): string => rows.map((r) => r.map((c) => c.replace(/[\t\n]/g, ' ')).join('\t')).join('\n') + (rows.length ? '\n' : '');
+
+/** Tools with their hints, one line each (tools, server check); the description fits the terminal's width. */
+export function renderToolLines(tools: Array<{ name: string; description?: string; annotations?: Record<string, unknown>; execution?: { taskSupport?: string } }>, st: Style, width?: number): string {
+  const nameWidth = Math.max(4, ...tools.map((t) => Math.min(t.name.length, 40)));
   return tools
     .map((t) => {
       const a = t.annotations ?? {};
@@ -210,8 +249,75 @@ export function renderToolLines(tools: Array<{ name: string; description?: strin
       const support = t.execution?.taskSupport ? `task: ${sanitize(t.execution.taskSupport, { singleLine: true, maxLength: 20 })}` : '';
       const hints = [a.readOnlyHint ? st.c.green('read-only') : '', a.destructiveHint ? st.c.red('destructive') : '', a.idempotentHint ? st.c.cyan('idempotent') : '', support].filter(Boolean).join(' ');
       const full = t.description ? sanitize(t.description, { singleLine: true, maxLength: 2000 }) : '';
-      const desc = full.length > 90 ? `${full.slice(0, 89)}…` : full;
-      return `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(width)}  ${hints ? `[${hints}] ` : ''}${st.c.gray(desc)}\n`;
+      const lead = `    ${sanitize(t.name, { singleLine: true, maxLength: 40 }).padEnd(nameWidth)}  ${hints ? `[${hints}] ` : ''}`;
+      // In a terminal the description ends at its edge; into a pipe it is whole.
+      const desc = width === undefined ? full : cut(full, Math.max(8, width - visibleLength(lead) - 1));
+      return `${lead}${st.c.gray(desc)}`.trimEnd() + '\n';
     })
     .join('');
+}
+
+type ArgSchema = {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  description?: string;
+  title?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  format?: string;
+  pattern?: string;
+  items?: ArgSchema;
+  anyOf?: ArgSchema[];
+  oneOf?: ArgSchema[];
+};
+
+const text = (v: unknown, max = 60) => sanitize(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)), { singleLine: true, maxLength: max });
+
+function typeOf(s: ArgSchema): string {
+  const alts = s.anyOf ?? s.oneOf;
+  if (alts?.length) return alts.map(typeOf).join('|');
+  const t = s.type === undefined ? (s.enum ? 'enum' : s.const !== undefined ? 'const' : 'any') : Array.isArray(s.type) ? s.type.join('|') : s.type;
+  return text(t === 'array' && s.items ? `array<${typeOf(s.items)}>` : t, 40);
+}
+
+function rangeOf(s: ArgSchema): string {
+  if (s.enum) return s.enum.map((v) => text(v, 40)).join('|');
+  if (s.const !== undefined) return `= ${text(s.const)}`;
+  const bound = (lo: number | undefined, hi: number | undefined, loX?: number, hiX?: number) => {
+    const l = loX !== undefined ? `>${loX}` : lo !== undefined ? `${lo}` : '';
+    const h = hiX !== undefined ? `<${hiX}` : hi !== undefined ? `${hi}` : '';
+    if (!l && !h) return '';
+    if (loX === undefined && hiX === undefined && l && h) return `${l}..${h}`;
+    return [l && (loX !== undefined ? l : `>=${l}`), h && (hiX !== undefined ? h : `<=${h}`)].filter(Boolean).join(' ');
+  };
+  const parts = [
+    typeof s.minimum === 'number' || typeof s.maximum === 'number' || typeof s.exclusiveMinimum === 'number' || typeof s.exclusiveMaximum === 'number' ? bound(s.minimum, s.maximum, s.exclusiveMinimum, s.exclusiveMaximum) : '',
+    s.minLength !== undefined || s.maxLength !== undefined ? `length ${bound(s.minLength, s.maxLength)}` : '',
+    s.minItems !== undefined || s.maxItems !== undefined ? `items ${bound(s.minItems, s.maxItems)}` : '',
+    s.format ? `format ${text(s.format, 30)}` : '',
+    s.pattern ? `pattern ${text(s.pattern, 40)}` : '',
+    s.items?.enum ? s.items.enum.map((v) => text(v, 40)).join('|') : '',
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
+/** A tool's arguments (its inputSchema's properties) as a table; server text sanitised throughout. */
+export function renderArgumentTable(inputSchema: Record<string, unknown> | undefined, st: Style, width?: number): string {
+  const props = (inputSchema?.properties ?? {}) as Record<string, ArgSchema>;
+  const required = new Set(Array.isArray(inputSchema?.required) ? (inputSchema.required as unknown[]).map(String) : []);
+  const names = Object.keys(props);
+  if (names.length === 0) return '\nno arguments\n';
+  const rows = names.map((name) => {
+    const s = props[name] && typeof props[name] === 'object' ? props[name] : {};
+    return [sanitize(name, { singleLine: true, maxLength: 60 }), typeOf(s), required.has(name) ? 'yes' : 'no', s.default === undefined ? '' : text(s.default), rangeOf(s), text(s.description ?? s.title ?? '', 2000)];
+  });
+  return `\n${renderTable(['name', 'type', 'required', 'default', 'range', 'description'], rows, { ...(width !== undefined ? { width } : {}), flex: 5, flexStyle: (t) => st.c.gray(t) })}`;
 }

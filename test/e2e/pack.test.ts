@@ -100,7 +100,8 @@ test('the installed bin prints its version and its help', async () => {
   const home = mkdtempSync(join(work, 'home-'));
   const v = await run(bin, ['--version'], { cwd: work, env: cleanEnv({ MCP_TASKS_HOME: home }) });
   assert.equal(v.code, 0, v.stderr);
-  assert.equal(v.stdout.trim(), version);
+  assert.equal(v.stdout.split('\n')[0], `mcp-tasks ${version}`);
+  assert.match(v.stdout, /^protocols: 2026-07-28 .*2025-11-25/m);
   const help = await run(bin, ['--help'], { cwd: work, env: cleanEnv({ MCP_TASKS_HOME: home }) });
   assert.equal(help.code, 0, help.stderr);
   assert.match(help.stdout, /^Usage: mcp-tasks /m);

@@ -63,12 +63,14 @@ export interface InProcessOptions {
   clock?: FakeClock;
   prompter?: Prompter;
   interrupt?: AbortSignal;
+  /** stdout as a terminal of this many columns (default: a pipe). */
+  stdoutColumns?: number;
 }
 
-const sink = (chunks: string[], isTTY: boolean) =>
+const sink = (chunks: string[], isTTY: boolean, columns = 100) =>
   ({
     isTTY,
-    columns: 100,
+    columns,
     write: (t: string | Uint8Array) => {
       chunks.push(typeof t === 'string' ? t : Buffer.from(t).toString('utf8'));
       return true;
@@ -85,7 +87,7 @@ export async function runInProcess(argv: string[], opts: InProcessOptions = {}):
     else env[k] = v;
   }
   const io: ProcessIO = {
-    stdout: sink(out, false),
+    stdout: opts.stdoutColumns !== undefined ? sink(out, true, opts.stdoutColumns) : sink(out, false),
     stderr: sink(err, false),
     stdinIsTTY: opts.stdinIsTTY ?? false,
     readStdin: () => opts.stdin ?? '',

@@ -13,6 +13,8 @@ import { readAnswers } from '../../app/answering.js';
 import { finish } from '../finish.js';
 import { toolsFor } from '../../app/tool-cache.js';
 import { buildArguments, SEE_TOOL_ARGS, validateArguments } from '../tool-args.js';
+import { didYouMean } from '../did-you-mean.js';
+import { safeName } from '../../output/sanitize.js';
 import type { CallOptions } from '../task-options.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
 
@@ -34,7 +36,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
         const refused = session.refusedTools().find((r) => r.name === tool);
         if (refused) throw refusedToolError(server, refused);
         const names = tools.map((t) => t.name).slice(0, 15).join(', ');
-        throw new CliError('not-found', `server "${server}" has no tool "${tool}"`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
+        throw new CliError('not-found', `server "${server}" has no tool "${tool}"${didYouMean(tool, tools.map((t) => safeName(t.name, 80)))}`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
       }
       let args: Record<string, unknown>;
       try {
@@ -42,7 +44,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
         await validateArguments(tool, args, info.inputSchema);
       } catch (err) {
         // The hint names this server, so it runs as printed.
-        if (err instanceof CliError && err.next === SEE_TOOL_ARGS) throw new CliError(err.kind, err.message, `Run \`mcp-tasks tools ${server}\` to see the tool's arguments.`, err.exitCode);
+        if (err instanceof CliError && err.next === SEE_TOOL_ARGS) throw new CliError(err.kind, err.message, `Run \`mcp-tasks tools ${server} ${tool}\` to see the tool's arguments.`, err.exitCode);
         throw err;
       }
 

@@ -316,7 +316,7 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
         `  tasks     ${conn.tasksAdvertised ? st.c.green(`${TASKS_EXTENSION_ID} advertised`) : conn.legacyTasks ? legacyTasksLine(conn.legacyTasks, st) : st.c.yellow(conn.era === 'modern' ? 'extension not advertised: tools will answer synchronously' : 'no tasks capability: tools will answer synchronously')}\n`,
       );
       ctx.stdout.write(`  tools     ${tools.length}\n`);
-      ctx.stdout.write(renderToolLines(tools, st));
+      ctx.stdout.write(renderToolLines(tools, st, ctx.stdout.columns?.()));
     }
     return ExitCode.Ok;
   } finally {

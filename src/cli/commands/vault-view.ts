@@ -2,11 +2,15 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
-import { jsonLine, makeStyle, renderCallToolResult, statusWord, taskJson } from '../../output/render.js';
+import { jsonLine, makeStyle, renderCallToolResult, renderTable, renderTsv, statusWord, taskJson } from '../../output/render.js';
+import type { TaskFailure, TaskReport } from '../../app/outcomes.js';
+import { LIST_STATUSES } from '../choices.js';
+import { didYouMean } from '../did-you-mean.js';
 import { isPlainId, safeJson, safeName, sanitize, shortenIdsIn } from '../../output/sanitize.js';
 import { describeIdentity } from '../../servers/server-entry.js';
 import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
 import { parseLabels } from '../duration.js';
+import { asInvoked } from '../../invocation.js';
 
 export interface ListOptions {
   server?: string;
@@ -15,6 +19,8 @@ export interface ListOptions {
   all?: boolean;
   /** Only the N most recently created matching records. */
   limit?: number;
+  /** Poll each listed active task first (one tasks/get each). */
+  refresh?: boolean;
 }
 
 const statusOf = (r: VaultRecord) => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
@@ -29,31 +35,111 @@ export function filterRecords(records: VaultRecord[], opts: ListOptions): VaultR
     .sort(byCreatedAt);
 }
 
-/** Pad by visible width: colour codes must not count. */
-function padStatus(text: string, width: number): string {
-  const visible = text.replace(/\x1b\[[0-9;]*m/g, '').length;
-  return text + ' '.repeat(Math.max(1, width - visible));
+/** "3m ago", as people read ages; a time ahead of this clock (another machine's) is "just now". */
+export function ago(iso: string, nowMs: number): string {
+  const ms = nowMs - Date.parse(iso);
+  if (!Number.isFinite(ms)) return 'unknown';
+  const s = Math.floor(ms / 1000);
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)}h ago`;
+  return `${Math.floor(s / 86400)}d ago`;
+}
+
+/** Local time with its zone offset ("2026-12-01 09:15:03 +01:00"), for `show`. */
+export function localTime(iso: string): string {
+  const d = new Date(iso);
+  if (!Number.isFinite(d.getTime())) return iso;
+  const p = (n: number) => String(Math.abs(n)).padStart(2, '0');
+  const off = -d.getTimezoneOffset();
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ${off < 0 ? '-' : '+'}${p(Math.trunc(off / 60))}:${p(off % 60)}`;
+}
+
+/** What --refresh saw for one record: polled now, or why it could not be. */
+type Refreshed = { polled: true } | { polled: false; why: string };
+
+/**
+ * Poll every listed active task once, through the same seam as `get` (withTasks: one session per
+ * server, the vault updated on the one record path). Returns the records as they are now.
+ */
+async function refreshRecords(ctx: Context, records: VaultRecord[]): Promise<{ records: VaultRecord[]; seen: Map<string, Refreshed> }> {
+  const { withTasks } = await import('../../app/with-task.js');
+  const { report } = await import('../../app/outcomes.js');
+  const seen = new Map<string, Refreshed>();
+  const pollable = records.filter((r) => r.phase === 'active' && r.taskId);
+  const fresh = new Map<string, VaultRecord>();
+  const settle = (r: TaskReport | TaskFailure) => {
+    fresh.set(r.target.record.opId, r.target.record);
+    seen.set(r.target.record.opId, r.kind === 'task' ? { polled: true } : { polled: false, why: r.error.message });
+  };
+  // One at a time per ref set: withTasks resolves each ref before anything is sent.
+  const refs = pollable.map((r) => r.taskId!);
+  try {
+    if (refs.length) {
+      await withTasks(
+        ctx,
+        refs,
+        {},
+        async (scope) => {
+          const snapshot = scope.settled(await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt }));
+          scope.observe(snapshot);
+          return report(scope.target, { kind: 'observed', snapshot });
+        },
+        settle,
+      );
+    }
+  } catch (err) {
+    // withTasks throws when its only task fails: that task was not polled, the list still prints.
+    if (pollable.length !== 1) throw err;
+    seen.set(pollable[0]!.opId, { polled: false, why: err instanceof Error ? err.message : String(err) });
+  }
+  return { records: records.map((r) => fresh.get(r.opId) ?? r), seen };
 }
 
 export async function runList(opts: ListOptions, ctx: Context): Promise<number> {
+  if (opts.status !== undefined && !(LIST_STATUSES as readonly string[]).includes(opts.status)) {
+    throw new CliError('usage', `--status "${opts.status}" is not a status or phase${didYouMean(opts.status, LIST_STATUSES)}`, `Use one of ${LIST_STATUSES.map((x) => (x.includes(' ') ? `"${x}"` : x)).join(', ')}.`);
+  }
   // Only records the default view shows are read from their own hints; --limit stops early.
-  const records = filterRecords(openVault(ctx).query({ listedByDefault: !opts.all && !opts.status, ...(opts.limit !== undefined ? { limit: opts.limit, match: (r) => filterRecords([r], opts).length === 1 } : {}) }), opts);
+  let records = filterRecords(openVault(ctx).query({ listedByDefault: !opts.all && !opts.status, ...(opts.limit !== undefined ? { limit: opts.limit, match: (r) => filterRecords([r], opts).length === 1 } : {}) }), opts);
+  let seen = new Map<string, Refreshed>();
+  if (opts.refresh) ({ records, seen } = await refreshRecords(ctx, records));
   if (ctx.json) {
     ctx.stdout.write(jsonLine(records.map((r) => Object.assign(taskJson(r), { opId: r.opId, phase: r.phase }))));
     return ExitCode.Ok;
+  }
+  const polled = [...seen.values()];
+  if (opts.refresh) {
+    const failed = polled.filter((p): p is { polled: false; why: string } => !p.polled);
+    const whys = [...new Set(failed.map((f) => f.why))];
+    ctx.stderr.write(`mcp-tasks: polled ${polled.length - failed.length} of ${polled.length} active task(s)${failed.length ? `; ${failed.length} not reached (${whys.map((w) => sanitize(w, { singleLine: true, maxLength: 200 })).join('; ')}): their status is the last one seen` : ''}\n`);
   }
   if (records.length === 0) {
     ctx.stdout.write(opts.all ? 'the vault is empty\n' : 'no active tasks (use --all to include finished ones)\n');
     return ExitCode.Ok;
   }
-  const st = makeStyle(ctx.color);
-  for (const r of records) {
-    const status = statusOf(r);
-    const labelText = safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
-    ctx.stdout.write(
-      `${typeableRef(r, 10).padEnd(10)}  ${padStatus(statusWord(status as never, st, r.result?.isError === true), 16)}  ${safeName(r.server.name)}  ${safeName(r.operation.name)}  ${st.c.gray(r.createdAt.replace('T', ' ').slice(0, 19))}${labelText ? `  ${st.c.gray(labelText)}` : ''}\n`,
-    );
+  const now = ctx.now();
+  const labelsOf = (r: VaultRecord) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
+  /** A live-looking status is only what was last seen: say when, unless it was polled just now. */
+  const seenNote = (r: VaultRecord): string | undefined => {
+    if (r.phase !== 'active' || !r.last) return undefined;
+    const s = seen.get(r.opId);
+    if (s?.polled) return 'polled now';
+    return `seen ${ago(r.updatedAt, now)}${s && !s.polled ? ', not reached now' : ''}`;
+  };
+  if (!ctx.stdout.isTTY) {
+    // For scripts (as gh does): tab-separated, no header, no colour, ISO times; the last-seen time has its own column.
+    ctx.stdout.write(renderTsv(records.map((r) => [typeableRef(r), statusOf(r), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r)])));
+    return ExitCode.Ok;
   }
+  const st = makeStyle(ctx.color);
+  const rows = records.map((r) => {
+    const note = seenNote(r);
+    return [typeableRef(r), `${statusWord(statusOf(r) as never, st, r.result?.isError === true)}${note ? st.c.gray(` (${note})`) : ''}`, safeName(r.server.name, 40), safeName(r.operation.name, 60), ago(r.createdAt, now), labelsOf(r)];
+  });
+  const width = ctx.stdout.columns?.();
+  ctx.stdout.write(renderTable(['ref', 'status', 'server', 'tool', 'created', 'labels'], rows, { ...(width !== undefined ? { width } : {}), flex: 5, flexStyle: (t) => st.c.gray(t) }));
   return ExitCode.Ok;
 }
 
@@ -75,13 +161,14 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   const stored = Object.keys(r.auth.secrets ?? {});
   line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);
   line('phase', r.phase + (r.reason ? ` (${safeName(r.reason, 500)})` : ''));
-  if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${r.resolution.at}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${safeName(r.resolution.reason, 300)}` : ''})`);
-  line('submitted', r.operation.submittedAt);
+  if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${localTime(r.resolution.at)}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${safeName(r.resolution.reason, 300)}` : ''})`);
+  line('submitted', `${localTime(r.operation.submittedAt)} (${ago(r.operation.submittedAt, ctx.now())})`);
+  if (r.phase === 'active' && r.last) line('last seen', asInvoked(`${localTime(r.updatedAt)} (${ago(r.updatedAt, ctx.now())}): ${r.last.status}, as last seen; \`mcp-tasks get ${typeableRef(r)}\` asks the server now`, ctx.invocation));
   if (Object.keys(r.labels).length) line('labels', safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000));
   if (r.inputKeysSeen.length) line('input keys', `seen ${r.inputKeysSeen.map((k) => safeName(k, 80)).join(', ')}; answered ${r.inputKeysAnswered.map((k) => safeName(k, 80)).join(', ') || 'none'}`);
   if (r.history.length) {
     ctx.stdout.write(`${st.c.gray('history')}\n`);
-    for (const h of r.history) ctx.stdout.write(`  ${h.at}  ${statusWord(h.status, st)}${h.statusMessage ? `  ${sanitize(h.statusMessage, { singleLine: true, maxLength: 120 })}` : ''}\n`);
+    for (const h of r.history) ctx.stdout.write(`  ${localTime(h.at)}  ${statusWord(h.status, st)}${h.statusMessage ? `  ${sanitize(h.statusMessage, { singleLine: true, maxLength: 120 })}` : ''}\n`);
   }
   if (r.result) ctx.stdout.write(`${st.c.gray('result')}\n${shortenIdsIn(renderCallToolResult(r.result, st), [r.taskId])}\n`);
   if (r.error) ctx.stdout.write(`${st.c.gray('error')} ${r.error.code}: ${sanitize(r.error.message, { maxLength: 2000 })}\n`);
