@@ -87,6 +87,8 @@ export interface InDoubt {
   server: string;
   reason: string;
   next: string;
+  /** What the tool asked for before it was left in doubt (a 2025-11-25 call that asked mid-call). */
+  inputRequests?: Record<string, InputRequestSnapshot>;
 }
 
 /** `answer --template`: the answers file's skeleton for what the task waits for (nothing sent). */

@@ -58,8 +58,10 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     try {
       plan = await collectResponses(ctx, entry, header, outcome.inputRequests, [], opts);
     } catch (err) {
-      // Nothing exists on the server yet: a refused or interrupted answer leaves no record behind.
-      vault.remove([opId]);
+      // A call still open on the server (2025-11-25) may have done work before it asked: in doubt.
+      if (outcome.callOpen) keepInDoubt(vault, record, (r) => ((r.phase = 'in-doubt'), (r.reason = OPEN_CALL_NOT_ANSWERED), (r.updatedAt = now())));
+      // Else nothing exists on the server yet: a refused or interrupted answer leaves no record behind.
+      else vault.remove([opId]);
       throw err;
     }
     if (plan.unanswered.length > 0 || Object.keys(plan.send).length === 0) break;
@@ -74,6 +76,15 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       r.updatedAt = now();
     });
     return { kind: 'direct-result', record, server, result };
+  }
+
+  if (outcome.kind === 'input_required' && outcome.callOpen) {
+    // The tool asked in the middle of a call that reached the server (2025-11-25 plain call): the
+    // request is dismissed when the session closes, but what the tool did before it asked stays
+    // done. Not "nothing was started": the record stays, in doubt.
+    keepInDoubt(vault, record, (r) => ((r.phase = 'in-doubt'), (r.reason = OPEN_CALL_UNANSWERED), (r.updatedAt = now())));
+    const next = `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${opId.slice(0, 8)}\`: it tells whether resubmitting is safe (resubmit from a terminal, where the question can be answered) and how to close the record.`;
+    return { kind: 'in-doubt', record, server, reason: OPEN_CALL_UNANSWERED, next, inputRequests: outcome.inputRequests };
   }
 
   if (outcome.kind === 'input_required') {
@@ -111,6 +122,11 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     return report(target, end, { notes });
   });
 }
+
+/** Why a 2025-11-25 call that asked for input mid-call, with nobody to answer, is in doubt. */
+const OPEN_CALL_UNANSWERED = 'the tool asked for input during the call and none could be given (no terminal, no --answers), so its request was dismissed; the call had reached the server, which may have done work before it asked';
+/** The same, when the answer was refused or interrupted (a prompt, a bad answers file). */
+const OPEN_CALL_NOT_ANSWERED = 'the tool asked for input during the call and no answer was sent, so its request was dismissed; the call had reached the server, which may have done work before it asked';
 
 /**
  * No handle came back. The record leaves the vault only when the failure proves nothing was

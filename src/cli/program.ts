@@ -275,6 +275,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--note <text>', 'with --resolve: what you found (kept in the record)')
     .option('--resubmit', 'send the operation again when that cannot duplicate its effect')
     .option('--force', 'with --resubmit: resubmit even an operation not known to be safe (asks in a terminal)')
+    .option('--yes', 'with --resubmit --force: confirm without a terminal to ask in')
     .option('--detach', 'with --resubmit: print the new handle and exit')
     .action(async (opId: string | undefined, opts, cmd: Command) => {
       const { runRecover } = await import('./commands/recover.js');

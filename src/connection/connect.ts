@@ -158,6 +158,13 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
         return new ProtocolViolationError(err.message);
     }
   }
+  // A JSON body that is no JSON-RPC message (the SDK's schema refused the envelope): the server
+  // answered, but not in the protocol. One line, never the schema's issue dump.
+  if (err instanceof Error && Array.isArray((err as { issues?: unknown }).issues)) {
+    const issue = (err as unknown as { issues: Array<{ path?: unknown[]; message?: string }> }).issues[0];
+    const where = issue?.path?.length ? `${issue.path.map(String).join('.')}: ` : '';
+    return new ProtocolViolationError(`the server's answer to ${method} is not a valid JSON-RPC message (${`${where}${issue?.message ?? 'invalid'}`.slice(0, 120)})`);
+  }
   // A body that does not parse (truncated, HTML): the server answered, but not with JSON-RPC.
   if (err instanceof SyntaxError) return new ProtocolViolationError(`the server's answer to ${method} is not valid JSON (${err.message.slice(0, 120)})`);
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };

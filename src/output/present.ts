@@ -101,11 +101,12 @@ export function present(ctx: Context, outcome: Outcome): void {
       return;
     }
     case 'in-doubt': {
-      const { record, server, reason, next } = outcome;
+      const { record, server, reason, next, inputRequests } = outcome;
       if (ctx.json) {
-        out(jsonLine({ error: { kind: 'in-doubt', message: reason, next }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments } }));
+        out(jsonLine({ error: { kind: 'in-doubt', message: reason, next }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments }, ...(inputRequests ? { inputRequests } : {}) }));
       } else {
         err(`mcp-tasks: ${record.operation.name} on ${server} is in doubt: ${reason}.`);
+        if (inputRequests) ctx.stderr.write(renderInputRequests(inputRequests, st));
         err(`  The work may or may not have started. Do not simply run the same call again.\n  next: ${next}`);
       }
       return;

@@ -23,7 +23,11 @@ export type ToolCallOutcome =
   /** `problems`: what was wrong with a CreateTaskResult that was kept for its readable taskId. */
   | { kind: 'task'; task: TaskSnapshot; problems?: string[] }
   | { kind: 'complete'; result: CallToolResult }
-  | { kind: 'input_required'; inputRequests: Record<string, InputRequestSnapshot>; requestState?: string };
+  /**
+   * `callOpen`: the input is asked by a tools/call that is still open on the server (2025-11-25
+   * plain calls): the request reached the server, which may have done work before it asked.
+   */
+  | { kind: 'input_required'; inputRequests: Record<string, InputRequestSnapshot>; requestState?: string; callOpen?: true };
 
 interface SafeParser {
   safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
@@ -72,7 +76,7 @@ function lenientTask(raw: Record<string, unknown>, nowIso: string): { task: Task
 }
 
 /** The task an invalid answer names, flat (this generation) or wrapped in `task` (2025-11-25). */
-function readableTask(raw: unknown): { task: TaskSnapshot; problems: string[] } | undefined {
+export function readableTask(raw: unknown): { task: TaskSnapshot; problems: string[] } | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const r = raw as Record<string, unknown>;
   const nowIso = new Date().toISOString();

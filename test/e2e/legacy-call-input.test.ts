@@ -2,8 +2,9 @@
 // @modelcontextprotocol/server-everything (npm) over Streamable HTTP on 127.0.0.1, tool
 // `trigger-elicitation-request` (synchronous; its form has defaults for most fields, and the tool
 // echoes the raw answer it got). The built CLI answers from --answers with the form's defaults
-// filled in for the fields the answer leaves out (SEP-1034); without an answer it stops with exit 5
-// and dismisses the server's request (`cancel`) instead of leaving the server waiting.
+// filled in for the fields the answer leaves out (SEP-1034); without an answer it dismisses the
+// server's request (`cancel`) instead of leaving the server waiting, and keeps the call in doubt
+// (exit 10): the request reached the server, which may have done work before it asked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { homeWithServer, parseJsonDoc } from '../helpers/cli.js';
@@ -23,7 +24,7 @@ function rawAnswer(text: string): { action: string; content?: Record<string, unk
   return JSON.parse(text.slice(at + 'Raw result:'.length));
 }
 
-test('2025-11-25 plain call: the form asked during the call is listed with its key (exit 5), then answered from --answers with the defaults filled in', async (t) => {
+test('2025-11-25 plain call: the form asked during the call is listed with its key, the call kept in doubt (exit 10), then answered from --answers with the defaults filled in', async (t) => {
   const server = await startEverythingServer(t);
   // Every message the client sends goes through a proxy that keeps the bodies.
   const sent: Array<Record<string, unknown>> = [];
@@ -41,9 +42,10 @@ test('2025-11-25 plain call: the form asked during the call is listed with its k
   const h = await homeWithServer('ev', proxy.url);
 
   const asked = await h.run(['--json', 'call', 'ev', TOOL]);
-  assert.equal(asked.code, 5, asked.stderr);
+  assert.equal(asked.code, 10, asked.stderr);
   const doc = parseJsonDoc(asked.stdout);
-  assert.equal(doc.status, 'input_required');
+  assert.equal(doc.error.kind, 'in-doubt');
+  assert.match(doc.error.message, /asked for input during the call and none could be given.*may have done work/);
   const keys = Object.keys(doc.inputRequests ?? {});
   assert.equal(keys.length, 1, asked.stdout);
   const key = keys[0]!;
@@ -55,6 +57,17 @@ test('2025-11-25 plain call: the form asked during the call is listed with its k
   // The command ended without an answer: the server's request was dismissed, not left open.
   const dismissal = sent.find((m) => m.method === undefined && m.id !== undefined && (m.result as { action?: unknown } | undefined)?.action !== undefined);
   assert.deepEqual(dismissal?.result, { action: 'cancel' }, 'the unanswered form is answered with cancel');
+
+  // The request reached the server: its record stays, in doubt, for recover (never "nothing was started").
+  const rows = parseJsonDoc((await h.ok(['--json', 'list', '--all'])).stdout) as Array<{ phase: string; operation: { name: string } }>;
+  assert.deepEqual(rows.map((r) => [r.phase, r.operation.name]), [['in-doubt', TOOL]]);
+  const human = await h.run(['call', 'ev', TOOL]);
+  assert.equal(human.code, 10, human.stderr);
+  assert.match(human.stderr, /is in doubt: the tool asked for input during the call/);
+  assert.match(human.stderr, new RegExp(`${key}`), 'what it asked is shown');
+  assert.doesNotMatch(human.stderr, /nothing was started/);
+  const rec = await h.run(['recover']);
+  assert.equal(rec.code, 10, rec.stdout + rec.stderr);
 
   // Only the required field is given; every field with a default gets it.
   const file = answersFile(h, { [key]: accept({ name: 'Ada Lovelace' }) });

@@ -117,7 +117,7 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
     const list = await h.run(['recover']);
     assert.equal(list.code, 10);
     assert.match(list.stdout, /not safe to resubmit blindly: send_payment is possibly destructive and not idempotent, and the server declares no duplicate-prevention contract/);
-    assert.match(list.stdout, new RegExp(`mcp-tasks recover ${op8} --resubmit --force`));
+    assert.match(list.stdout, new RegExp(`mcp-tasks recover ${op8} --resubmit --force --yes\n`), 'without a terminal the printed step carries the confirmation');
 
     const refused = await h.run(['recover', op8, '--resubmit']);
     assert.equal(refused.code, 1, refused.stderr);
@@ -125,8 +125,15 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
     assert.equal(countTool(demo.store, 'send_payment'), 1, 'the refusal sent nothing');
     assert.equal((await listAll(h))[0]!.phase, 'in-doubt', 'still in doubt after the refusal');
 
-    // No TTY: --force suffices (no prompt). The server drops this response too, so it is in doubt again.
-    const forced = await h.run(['recover', op8, '--resubmit', '--force']);
+    // No TTY: --force alone is not a confirmation; the refusal names --yes and sends nothing.
+    const unconfirmed = await h.run(['recover', op8, '--resubmit', '--force']);
+    assert.equal(unconfirmed.code, 1, unconfirmed.stderr);
+    assert.match(unconfirmed.stderr, /--force needs confirmation and there is no terminal to ask in; nothing was sent\n.*next: .*mcp-tasks recover [0-9a-f]{8} --resubmit --force --yes/);
+    assert.equal(countTool(demo.store, 'send_payment'), 1, 'the unconfirmed --force sent nothing');
+    assert.equal((await listAll(h))[0]!.phase, 'in-doubt');
+
+    // Confirmed with --yes. The server drops this response too, so it is in doubt again.
+    const forced = await h.run(['recover', op8, '--resubmit', '--force', '--yes']);
     assert.match(forced.stderr, /resubmitting send_payment on pay \(forced\)/);
     assert.equal(forced.code, 10, forced.stderr);
     assert.equal(countTool(demo.store, 'send_payment'), 2, 'a second payment: the refusal mattered');

@@ -15,8 +15,8 @@ export interface ProxyReply {
 }
 
 export interface ProxyHooks {
-  /** Answer this request here instead of forwarding it. */
-  answer?: (req: ProxiedRequest) => ProxyReply | undefined;
+  /** Answer this request here instead of forwarding it; `'hold'`: never forward it, never answer (the socket stays open). */
+  answer?: (req: ProxiedRequest) => ProxyReply | 'hold' | undefined;
   /** Rewrite the upstream answer to this request (buffered; for JSON answers). */
   rewrite?: (req: ProxiedRequest) => ((body: string) => string) | undefined;
   /** Forward this body instead of the client's (a client that declares less, for example). */
@@ -29,9 +29,10 @@ export interface ProxyHooks {
   /**
    * Forward the request (so the server acts on it), then answer with this instead of what came
    * back: any status, content type or body (a hostile or broken server). `null` cuts the
-   * connection without an answer. Undefined: the upstream answer as is.
+   * connection without an answer; `'hold'` sends nothing and keeps the socket open (an answer
+   * still in flight). Undefined: the upstream answer as is.
    */
-  replace?: (req: ProxiedRequest, upstream: UpstreamAnswer) => ProxyReply | null | undefined;
+  replace?: (req: ProxiedRequest, upstream: UpstreamAnswer) => ProxyReply | 'hold' | null | undefined;
 }
 
 export interface UpstreamAnswer {
@@ -132,6 +133,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
     req.on('end', () => {
       const seen: ProxiedRequest = { headers: req.headers, body: Buffer.concat(chunks) };
       const own = hooks.answer?.(seen);
+      if (own === 'hold') return;
       if (own) {
         res.writeHead(own.status, { 'content-type': 'application/json', ...own.headers });
         res.end(own.body);
@@ -160,6 +162,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
             const contentType = String(r.headers['content-type'] ?? '');
             const mine = hooks.replace!(seen, { status: r.statusCode ?? 502, contentType, body: text, message: messageOf(text, contentType) });
             if (mine === null) return res.destroy();
+            if (mine === 'hold') return;
             if (mine === undefined) {
               const { 'transfer-encoding': _chunked, ...kept } = r.headers;
               res.writeHead(r.statusCode ?? 502, { ...kept, 'content-length': String(Buffer.byteLength(text)) });

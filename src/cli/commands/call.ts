@@ -3,7 +3,7 @@
 // is followed to a terminal state.
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { CliError, ExitCode } from '../../errors.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { withServerName } from '../../app/remote-error.js';
 import { openSession, refusedToolError } from '../../session/open-session.js';
@@ -30,7 +30,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined }));
   try {
     return await withServerName(server, async () => {
-      const tools = await toolsFor(ctx, entry, session, tool);
+      const tools = await untilInterrupted(ctx, server, toolsFor(ctx, entry, session, tool));
       const info = tools.find((t) => t.name === tool);
       if (!info) {
         const refused = session.refusedTools().find((r) => r.name === tool);
@@ -83,4 +83,19 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   } finally {
     await session.close();
   }
+}
+
+/**
+ * Before the intent is written nothing has been sent: an interrupt (Ctrl-C, SIGTERM) ends the
+ * command at once (exit 130) instead of waiting for a slow or silent answer to run out its timeout.
+ */
+function untilInterrupted<T>(ctx: Context, server: string, work: Promise<T>): Promise<T> {
+  const signal = ctx.interrupt;
+  const stopped = () => new CliError('interrupted', `interrupted while asking server "${server}" for its tools; the call was not sent, nothing was started`, 'Run the same command again when ready.', ExitCode.Interrupted);
+  if (signal.aborted) return Promise.reject(stopped());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stopped());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -42,6 +42,8 @@ export function inDoubtRecords(records: VaultRecord[], nowMs: number): VaultReco
 export interface RecoverOptions {
   resubmit?: boolean;
   force?: boolean;
+  /** With --force: confirmed, for when there is no terminal to ask in. */
+  yes?: boolean;
   detach?: boolean;
   /** Close an in-doubt or lost record after an out-of-band check. */
   resolve?: string;
@@ -50,6 +52,9 @@ export interface RecoverOptions {
 
 export const RESOLUTIONS = ['completed', 'not-run', 'failed'] as const;
 type Resolution = (typeof RESOLUTIONS)[number];
+
+/** `--force` asks in a terminal; without one the command must carry the confirmation (`--yes`) to run as printed. */
+const forceConfirmation = (ctx: Pick<Context, 'interactive'>): string => (ctx.interactive ? '' : ' --yes');
 
 /** The in-doubt guidance for one record: the same words bare `recover` prints, and how to close it. */
 function guidance(ctx: Context, r: VaultRecord, st: ReturnType<typeof makeStyle>): string {
@@ -61,7 +66,7 @@ function guidance(ctx: Context, r: VaultRecord, st: ReturnType<typeof makeStyle>
     `          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n` +
     (v.safe
       ? `          next: ${inv} recover ${short} --resubmit\n`
-      : `          next: check on the server whether it ran; resubmit only if it did not: ${inv} recover ${short} --resubmit --force\n`) +
+      : `          next: check on the server whether it ran; resubmit only if it did not: ${inv} recover ${short} --resubmit --force${forceConfirmation(ctx)}\n`) +
     `          or, once checked: ${inv} recover ${short} --resolve completed|not-run|failed --note "what you found"\n`
   );
 }
@@ -137,7 +142,11 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
 
   if (!verdict.safe) {
     if (!opts.force) {
-      throw new CliError('usage', `refusing to resubmit ${rec.operation.name}: ${verdict.why}`, `Check on the server whether the first request ran. If it did not, resubmit with \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resubmit --force\`.`);
+      throw new CliError('usage', `refusing to resubmit ${rec.operation.name}: ${verdict.why}`, `Check on the server whether the first request ran. If it did not, resubmit with \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resubmit --force${forceConfirmation(ctx)}\`.`);
+    }
+    if (!ctx.interactive && !opts.yes) {
+      // --force is confirmed in a terminal; without one it is never taken as confirmation on its own.
+      throw new CliError('usage', `refusing to resubmit ${rec.operation.name} (${rec.server.name}): --force needs confirmation and there is no terminal to ask in; nothing was sent`, `If the first request did not run, confirm with \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resubmit --force --yes\`.`);
     }
     if (ctx.interactive) {
       const destructive = rec.operation.annotations?.destructiveHint !== false ? ' It may be DESTRUCTIVE (destructiveHint).' : '';

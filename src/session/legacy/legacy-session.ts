@@ -38,7 +38,7 @@ import {
 import type { ConnectOptions, Connection, RefusedTool, ServerRequest, ToolInfo } from '../../connection/connect.js';
 import { ErrorCode, isTerminalStatus, LEGACY_PROTOCOL_VERSION, type TaskStatus } from '../../protocol/constants.js';
 import { ProtocolViolationError, RpcResponseError, TransportError } from '../../protocol/remote-errors.js';
-import type { CallToolParams, CallToolResult, ToolCallOutcome } from '../../protocol/task-wire.js';
+import { readableTask, type CallToolParams, type CallToolResult, type ToolCallOutcome } from '../../protocol/task-wire.js';
 import type { ServerEntry } from '../../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../../tasks/task-snapshot.js';
 import type { RemoteTaskPage, RequestOptions, SessionResume, TaskSession } from '../task-session.js';
@@ -116,6 +116,16 @@ interface TaskV1 {
   lastUpdatedAt: string;
   ttl: number | null;
   pollInterval?: number;
+}
+
+/** An invalid 2025-11-25 Task that names a taskId, read leniently under this generation's field names. */
+function readableTaskV1(raw: unknown): { task: TaskSnapshot; problems: string[] } | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const { ttl, pollInterval, ...rest } = raw as Record<string, unknown>;
+  const kept = readableTask({ ...rest, ...(ttl !== undefined ? { ttlMs: ttl } : {}), ...(pollInterval !== undefined ? { pollIntervalMs: pollInterval } : {}) });
+  if (!kept) return undefined;
+  const problems = kept.problems.map((p) => p.replace('ttlMs', 'ttl').replace('pollIntervalMs', 'pollInterval').replace('CreateTaskResult schema', '2025-11-25 CreateTaskResult schema'));
+  return { task: kept.task, problems };
 }
 
 /** A 2025-11-25 Task (`ttl`, `pollInterval`) in the generation-neutral snapshot shape (`ttlMs`, `pollIntervalMs`). */
@@ -254,7 +264,7 @@ export class LegacyTaskSession implements TaskSession {
       return this.toolCallOutcome(call.asTask, call.settled.value);
     }
     const inputRequests = this.pendingForCall(call.id);
-    if (Object.keys(inputRequests).length > 0) return { kind: 'input_required', inputRequests, requestState: `${OPEN_CALL_STATE}${call.id}` };
+    if (Object.keys(inputRequests).length > 0) return { kind: 'input_required', inputRequests, requestState: `${OPEN_CALL_STATE}${call.id}`, callOpen: true };
     this.openCall = undefined;
     if (opts.signal?.aborted) throw new TransportError('tools/call interrupted');
     throw new TransportError(`no answer to tools/call within ${Math.round(timeoutMs / 1000)} s`);
@@ -262,8 +272,12 @@ export class LegacyTaskSession implements TaskSession {
 
   private toolCallOutcome(asTask: boolean, raw: unknown): ToolCallOutcome {
     if (asTask && raw && typeof raw === 'object' && 'task' in raw) {
-      const created = validate<{ task: TaskV1 }>(CreateTaskResultV1Schema, raw, 'CreateTaskResult');
-      return { kind: 'task', task: snapshotFromTaskV1(created.task) };
+      const parsed = CreateTaskResultV1Schema.safeParse(raw);
+      if (parsed.success) return { kind: 'task', task: snapshotFromTaskV1((parsed.data as { task: TaskV1 }).task) };
+      // The task exists on the server: a readable taskId is kept, whatever else is wrong (as on 2026-07-28).
+      const kept = readableTaskV1((raw as { task: unknown }).task);
+      if (kept) return { kind: 'task', task: kept.task, problems: kept.problems };
+      validate(CreateTaskResultV1Schema, raw, 'CreateTaskResult');
     }
     // A server may still answer a task-augmented call synchronously: that is a plain result.
     return { kind: 'complete', result: validate<CallToolResult>(CallToolResultV1Schema, raw, 'tools/call result') };
