@@ -6,6 +6,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rm
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { loadKey, seal, unseal, VaultKeyError, type KeySource } from '../vault/vault-crypto.js';
+import { describePrincipal, type Principal } from '../tasks/principal.js';
 
 /** What the SDK hands us, kept as it came (a subset is named for `server show`). */
 export interface StoredTokens {
@@ -47,6 +48,8 @@ export interface SignInRecord {
   codeVerifier?: string;
   machine?: MachineCredentials;
   issuer?: string;
+  /** Who the tokens act for (tasks created under this sign-in keep it in their vault record). */
+  principal?: Principal;
   updatedAt: string;
 }
 
@@ -157,6 +160,7 @@ export function describeSignIn(record: SignInRecord | undefined, now: number): R
     signedIn: true,
     kind: record.kind,
     ...(record.issuer ? { issuer: record.issuer } : {}),
+    ...(record.principal ? { principal: describePrincipal(record.principal) } : {}),
     ...(record.tokens.scope ? { scope: record.tokens.scope } : {}),
     ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt).toISOString(), expired: expiresAt <= now } : {}),
     refreshable: Boolean(record.tokens.refresh_token) || record.kind === 'client_credentials',

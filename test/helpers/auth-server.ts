@@ -21,6 +21,20 @@ export interface AuthWorld {
   expireAccessTokens(): Promise<void>;
   /** Revoke every refresh token as well (the sign-in is gone: only a new login helps). */
   revokeRefreshTokens(): Promise<void>;
+  /** Who the person at the browser signs in as (default alice). */
+  account: string;
+  /**
+   * tasks/* requests the gate saw: method, taskId and the account whose token came with it.
+   * With `scopeTasksToAccount`, a task is known only to the account that created it (as a
+   * server binding tasks to the authorization context does): anyone else gets -32602.
+   */
+  taskRequests: Array<{ method: string; taskId: string; account: string }>;
+  /** Set to hold token-endpoint requests: each waits for the promise this returns (n: its 1-based count). */
+  tokenGate?: (n: number) => Promise<void>;
+  /** Token-endpoint answers by grant type ("refresh_token refused" for a refusal), in order. */
+  tokenRequests: string[];
+  /** RFC 7009 revocations the authorization server carried out (token type hint, or '-'). */
+  revocations: string[];
   close(): Promise<void>;
 }
 
@@ -34,7 +48,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number } = {}): Promise<AuthWorld> {
+export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number; scopeTasksToAccount?: boolean } = {}): Promise<AuthWorld> {
   const asServer = createServer();
   const asPort = await listen(asServer);
   const issuer = `http://127.0.0.1:${asPort}`;
@@ -64,17 +78,27 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     ttl: { Session: 3600, Interaction: 600, Grant: 3600, AccessToken: opts.accessTokenTtlS ?? 3600, RefreshToken: 86_400 },
   });
   const issued = { access: [] as string[], refresh: [] as string[] };
+  // Filled in below; the servers' handlers read its hooks (account, tokenGate) when requests come.
+  const world = { account: 'alice', taskRequests: [], tokenRequests: [], revocations: [] } as unknown as AuthWorld;
   provider.on('access_token.saved', (t: { jti: string }) => issued.access.push(t.jti));
   provider.on('refresh_token.saved', (t: { jti: string }) => issued.refresh.push(t.jti));
+  provider.on('grant.success', (ctx: { oidc: { params?: { grant_type?: string } } }) => world.tokenRequests.push(ctx.oidc.params?.grant_type ?? '-'));
+  provider.on('grant.error', (ctx: { oidc: { params?: { grant_type?: string } } }) => world.tokenRequests.push(`${ctx.oidc.params?.grant_type ?? '-'} refused`));
+  provider.on('revocation.success', (ctx: { oidc: { params?: { token_type_hint?: string } } }) => world.revocations.push(ctx.oidc.params?.token_type_hint ?? '-'));
 
   const oidc = provider.callback();
+  let tokenCount = 0;
   const onAsRequest = async (req: IncomingMessage, res: ServerResponse) => {
     try {
+      if (req.method === 'POST' && req.url === '/token') {
+        const n = ++tokenCount;
+        if (world.tokenGate) await world.tokenGate(n);
+      }
       if (req.url?.startsWith('/interaction/')) {
         // The person at the browser signs in as alice and consents to everything asked.
         const details = (await provider.interactionDetails(req, res)) as { prompt: { name: string; details: unknown }; grantId?: string; session?: { accountId: string }; params: Record<string, unknown> };
         if (details.prompt.name === 'login') {
-          await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false });
+          await provider.interactionFinished(req, res, { login: { accountId: world.account } }, { mergeWithLastSubmission: false });
           return;
         }
         const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
@@ -93,6 +117,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   asServer.on('request', (req: IncomingMessage, res: ServerResponse) => void onAsRequest(req, res));
 
   let refusedCount = 0;
+  const owners = new Map<string, string>();
   const presented = new Set<string>();
   const demo = new URL(demoUrl);
   const onGateRequest = async (req: IncomingMessage, res: ServerResponse) => {
@@ -104,7 +129,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     const auth = req.headers.authorization ?? '';
     const token = /^Bearer (.+)$/.exec(auth)?.[1];
     if (token) presented.add(token);
-    const found = (token ? await provider.AccessToken.find(token) : undefined) as { isExpired: boolean; aud?: string | string[] } | undefined;
+    const found = (token ? await provider.AccessToken.find(token) : undefined) as { isExpired: boolean; aud?: string | string[]; accountId?: string } | undefined;
     if (!found || found.isExpired || !(found.aud === resource || (Array.isArray(found.aud) && found.aud.includes(resource)))) {
       refusedCount++;
       res
@@ -112,11 +137,37 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
         .end(JSON.stringify({ error: 'invalid_token' }));
       return;
     }
+    const account = found.accountId ?? '?';
+    let rpc: { id?: unknown; method?: unknown; params?: { taskId?: unknown } } | undefined;
+    try {
+      rpc = JSON.parse(body.toString('utf8')) as typeof rpc;
+    } catch { /* not a single JSON-RPC message */ }
+    const method = typeof rpc?.method === 'string' ? rpc.method : '';
+    if (method.startsWith('tasks/') && typeof rpc?.params?.taskId === 'string') {
+      const taskId = rpc.params.taskId;
+      world.taskRequests.push({ method, taskId, account });
+      if (opts.scopeTasksToAccount && owners.has(taskId) && owners.get(taskId) !== account) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id ?? null, error: { code: -32602, message: 'Unknown task' } }));
+        return;
+      }
+    }
     const headers = { ...req.headers };
     delete headers.authorization;
     const up = httpRequest({ host: demo.hostname, port: demo.port, path: demo.pathname, method: req.method, headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
+      if (method !== 'tools/call') {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+        return;
+      }
+      // A task created now belongs to the account that asked for it.
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        for (const m of text.matchAll(/"taskId"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) owners.set(JSON.parse(`"${m[1]}"`) as string, account);
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        res.end(Buffer.concat(chunks));
+      });
     });
     up.on('error', () => res.destroy());
     up.end(body);
@@ -126,7 +177,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   const destroyAll = async (model: { adapter: { destroy(id: string): Promise<void> } }, ids: string[]) => {
     for (const id of ids) await model.adapter.destroy(id);
   };
-  return {
+  Object.assign(world, {
     url: resource,
     issuer,
     issued,
@@ -143,5 +194,6 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
         await new Promise<void>((r) => s.close(() => r()));
       }
     },
-  };
+  });
+  return world;
 }
