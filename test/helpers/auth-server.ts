@@ -29,8 +29,8 @@ export interface AuthWorld {
    * server binding tasks to the authorization context does): anyone else gets -32602.
    */
   taskRequests: Array<{ method: string; taskId: string; account: string }>;
-  /** Set to hold token-endpoint requests: each waits for the promise this returns (n: its 1-based count). */
-  tokenGate?: (n: number) => Promise<void>;
+  /** Set to hold token-endpoint requests: each waits for the promise this returns. */
+  tokenGate?: () => Promise<void>;
   /** Token-endpoint answers by grant type ("refresh_token refused" for a refusal), in order. */
   tokenRequests: string[];
   /** RFC 7009 revocations the authorization server carried out (token type hint, or '-'). */
@@ -71,6 +71,8 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
         getResourceServerInfo: () => ({ scope, audience: resource, accessTokenTTL: opts.accessTokenTtlS ?? 3600, accessTokenFormat: 'opaque' }),
       },
     },
+    // Every refresh rotates the refresh token; reusing a rotated one revokes the grant (oidc-provider's reuse detection).
+    rotateRefreshToken: true,
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
@@ -87,13 +89,9 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   provider.on('revocation.success', (ctx: { oidc: { params?: { token_type_hint?: string } } }) => world.revocations.push(ctx.oidc.params?.token_type_hint ?? '-'));
 
   const oidc = provider.callback();
-  let tokenCount = 0;
   const onAsRequest = async (req: IncomingMessage, res: ServerResponse) => {
     try {
-      if (req.method === 'POST' && req.url === '/token') {
-        const n = ++tokenCount;
-        if (world.tokenGate) await world.tokenGate(n);
-      }
+      if (req.method === 'POST' && req.url === '/token' && world.tokenGate) await world.tokenGate();
       if (req.url?.startsWith('/interaction/')) {
         // The person at the browser signs in as alice and consents to everything asked.
         const details = (await provider.interactionDetails(req, res)) as { prompt: { name: string; details: unknown }; grantId?: string; session?: { accountId: string }; params: Record<string, unknown> };
