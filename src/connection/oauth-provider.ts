@@ -186,6 +186,11 @@ function machineDelegate(sdk: Sdk, m: MachineCredentials, env: NodeJS.ProcessEnv
   throw new CliError('auth', 'the stored machine credentials have neither a secret nor a key', 'Run `mcp-tasks server login <name> --client-credentials` again.');
 }
 
+/** A machine sign-in's client authentication (secret or key), for requests outside auth() such as revocation. */
+export function machineAuthFor(sdk: Sdk, record: SignInRecord, env: NodeJS.ProcessEnv): OAuthClientProvider | undefined {
+  return record.kind === 'client_credentials' && record.machine ? machineDelegate(sdk, record.machine, env, record.issuer, record.scope) : undefined;
+}
+
 /** RFC 7518 algorithm for a PEM key: ES256/384/512 by curve, RS256 for RSA, EdDSA for Ed25519. */
 export function signingAlgorithm(pem: string): string {
   const key = createPrivateKey(pem);

@@ -33,8 +33,12 @@ export interface AuthWorld {
   tokenGate?: () => Promise<void>;
   /** Token-endpoint answers by grant type ("refresh_token refused" for a refusal), in order. */
   tokenRequests: string[];
-  /** RFC 7009 revocations the authorization server carried out (token type hint, or '-'). */
-  revocations: string[];
+  /** RFC 7009 revocation requests the authorization server received (their HTTP status). */
+  revocations: number[];
+  /** Answer every revocation request with HTTP 503 (an authorization server that is down). */
+  failRevocation: boolean;
+  /** How many of the issued access and refresh tokens the authorization server still honours. */
+  liveTokens(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -48,7 +52,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number; scopeTasksToAccount?: boolean } = {}): Promise<AuthWorld> {
+export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number; scopeTasksToAccount?: boolean; revocation?: boolean } = {}): Promise<AuthWorld> {
   const asServer = createServer();
   const asPort = await listen(asServer);
   const issuer = `http://127.0.0.1:${asPort}`;
@@ -63,7 +67,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      revocation: { enabled: opts.revocation ?? true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,
@@ -81,17 +85,24 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   });
   const issued = { access: [] as string[], refresh: [] as string[] };
   // Filled in below; the servers' handlers read its hooks (account, tokenGate) when requests come.
-  const world = { account: 'alice', taskRequests: [], tokenRequests: [], revocations: [] } as unknown as AuthWorld;
+  const world = { account: 'alice', taskRequests: [], tokenRequests: [], revocations: [], failRevocation: false } as unknown as AuthWorld;
   provider.on('access_token.saved', (t: { jti: string }) => issued.access.push(t.jti));
   provider.on('refresh_token.saved', (t: { jti: string }) => issued.refresh.push(t.jti));
   provider.on('grant.success', (ctx: { oidc: { params?: { grant_type?: string } } }) => world.tokenRequests.push(ctx.oidc.params?.grant_type ?? '-'));
   provider.on('grant.error', (ctx: { oidc: { params?: { grant_type?: string } } }) => world.tokenRequests.push(`${ctx.oidc.params?.grant_type ?? '-'} refused`));
-  provider.on('revocation.success', (ctx: { oidc: { params?: { token_type_hint?: string } } }) => world.revocations.push(ctx.oidc.params?.token_type_hint ?? '-'));
 
   const oidc = provider.callback();
   const onAsRequest = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       if (req.method === 'POST' && req.url === '/token' && world.tokenGate) await world.tokenGate();
+      if (req.method === 'POST' && req.url === '/token/revocation') {
+        if (world.failRevocation) {
+          world.revocations.push(503);
+          res.writeHead(503).end();
+          return;
+        }
+        res.once('finish', () => world.revocations.push(res.statusCode));
+      }
       if (req.url?.startsWith('/interaction/')) {
         // The person at the browser signs in as alice and consents to everything asked.
         const details = (await provider.interactionDetails(req, res)) as { prompt: { name: string; details: unknown }; grantId?: string; session?: { accountId: string }; params: Record<string, unknown> };
@@ -181,6 +192,12 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     issued,
     presented,
     refused: () => refusedCount,
+    async liveTokens() {
+      let n = 0;
+      for (const id of issued.access) if (await provider.AccessToken.find(id)) n++;
+      for (const id of issued.refresh) if (await provider.RefreshToken.find(id)) n++;
+      return n;
+    },
     expireAccessTokens: () => destroyAll(provider.AccessToken as never, issued.access),
     async revokeRefreshTokens() {
       await destroyAll(provider.AccessToken as never, issued.access);
