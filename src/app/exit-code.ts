@@ -24,6 +24,8 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
         return end.stillPending?.length ? ExitCode.NeedsInput : ExitCode.Ok;
       }
       if (end.kind === 'stored-terminal') return exitCodeForSnapshot(end.snapshot);
+      // Another principal's task: signing in as that one is the way on (never lost, exit 6).
+      if (end.kind === 'not-visible') return ExitCode.AuthRefused;
       return exitCodeForEnd(end);
     }
     case 'cancel-not-sent':

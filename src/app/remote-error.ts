@@ -6,6 +6,7 @@ import { sanitize } from '../output/sanitize.js';
 import { PromptAbortedError } from '../prompts/prompter.js';
 import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
 import { UnsupportedGenerationError } from '../session/task-session.js';
+import { OtherPrincipalError } from '../tasks/principal.js';
 
 /**
  * `server` and `ref` (what to type to come back to the task, when one exists) make the next step
@@ -23,6 +24,9 @@ export function toCliError(err: unknown, server?: string, ref?: string): CliErro
   }
   if (err instanceof UnsupportedGenerationError) {
     return new CliError('protocol', err.message, `Upgrade the server to ${MODERN_PROTOCOL_VERSION}, or use a client that speaks the 2025-11-25 tasks API for it.`);
+  }
+  if (err instanceof OtherPrincipalError) {
+    return new CliError('auth', `${sanitize(err.message, { singleLine: true, maxLength: 400 })}; the task handle was not sent`, server ? `Run \`mcp-tasks server login ${server}\` as the account that created the task, then retry.` : 'Sign in as the account that created the task, then retry.');
   }
   if (err instanceof AuthRefusedError) {
     return new CliError('auth', `${err.message}${on}`, 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.');

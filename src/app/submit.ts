@@ -106,6 +106,15 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   } catch (err) {
     throw handleNotStored(entry, tool, task.taskId, err);
   }
+  // A sign-in in place during the call may have been someone else's: the task is theirs.
+  const principal = session.signInPrincipal?.();
+  if (principal && JSON.stringify(principal) !== JSON.stringify(record.principal)) {
+    try {
+      scope.update((r) => {
+        r.principal = principal;
+      });
+    } catch { /* the handle is stored; the principal stays as recorded before the call */ }
+  }
   const notes = outcome.problems?.length
     ? [`warning: the server's CreateTaskResult was malformed (${sanitize(outcome.problems.join('; '), { singleLine: true, maxLength: 300 })}); the handle was kept and the next poll reads the task's real state`]
     : [];

@@ -17,12 +17,26 @@ import { toCliError } from './remote-error.js';
 import { refFor } from '../output/present.js';
 import { reconnectEnv, resolveTarget, type TargetOptions, type TaskTarget } from './task-target.js';
 import { report, type Outcome, type TaskFailure, type TaskReport } from './outcomes.js';
+import { comparePrincipals, OtherPrincipalError, type Principal } from '../tasks/principal.js';
 
 export const UNKNOWN_TASK_REASON = 'the server no longer knows this task (unknown or expired taskId)';
 
 /** How a task-bearing command ended: what lifecycle logic saw, or the terminal state the vault holds. */
 /** stored-terminal: the vault's terminal state, because the server forgot the task or (`unreachable`) cannot be reached. */
-export type TaskEnd = WatchEnd | { kind: 'stored-terminal'; snapshot: TaskSnapshot; storedAt: string; unreachable?: string };
+/**
+ * not-visible: the task belongs to another principal than the stored sign-in's. `sent` false: its
+ * handle was not sent at all; true: the server did not know it under this sign-in, which says
+ * nothing about whether it exists (never lost).
+ */
+export type TaskEnd =
+  | WatchEnd
+  | { kind: 'stored-terminal'; snapshot: TaskSnapshot; storedAt: string; unreachable?: string }
+  | { kind: 'not-visible'; snapshot?: TaskSnapshot; created: Principal; current?: Principal; sent: boolean };
+
+/** The not-visible end of a task whose handle the sign-in check kept back. */
+function notSent(target: TaskTarget, err: OtherPrincipalError): TaskEnd {
+  return { kind: 'not-visible', created: err.created, ...(err.current ? { current: err.current } : {}), sent: false, ...(target.record.last ? { snapshot: target.record.last } : {}) };
+}
 
 export interface TaskScope {
   readonly ctx: Context;
@@ -81,6 +95,13 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       // The server forgot a task whose terminal result we already hold: that is not a loss.
       const stored = storedTerminal(target.record);
       if (stored) return { kind: 'stored-terminal', snapshot: stored, storedAt: target.record.updatedAt };
+      // Unknown under a sign-in that is not (provably) the one the task was created under: the
+      // server scopes tasks to principals, so this says nothing about the task. Not lost.
+      const created = target.record.principal;
+      if (created) {
+        const current = session.signInPrincipal?.();
+        if (comparePrincipals(created, current) !== 'same') return { kind: 'not-visible', created, ...(current ? { current } : {}), sent: true, ...(target.record.last ? { snapshot: target.record.last } : {}) };
+      }
       const at = isoNow();
       update((rec) => {
         rec.phase = 'lost';
@@ -98,6 +119,7 @@ export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: T
     return await fn(scope);
   } catch (err) {
     if (isUnknownTaskError(err)) return report(scope.target, scope.unknown(lostReasonOf(err)));
+    if (err instanceof OtherPrincipalError) return report(scope.target, notSent(scope.target, err));
     throw toCliError(err, scope.target.entry.name, refFor(scope.target)) ?? err;
   }
 }
@@ -126,8 +148,10 @@ export async function openSessionFor(ctx: Context, target: TaskTarget, serveInpu
       env: reconnectEnv(target.record, ctx.env),
       ...(target.record.session ? { resume: target.record.session } : {}),
       ...(serveInput ? { serveInput } : {}),
+      ...(target.record.principal ? { principal: target.record.principal } : {}),
     });
   } catch (err) {
+    if (err instanceof OtherPrincipalError) throw err;
     throw toCliError(err, target.entry.name) ?? err;
   }
 }
@@ -135,7 +159,13 @@ export async function openSessionFor(ctx: Context, target: TaskTarget, serveInpu
 /** resolve → connect → run → close, for one task. */
 export async function withTask<T extends Outcome>(ctx: Context, ref: string, opts: TargetOptions, fn: (scope: TaskScope) => Promise<T>): Promise<T | TaskReport> {
   const { vault, target } = await resolveTarget(ctx, ref, opts);
-  const session = await openSessionFor(ctx, target, opts.serveInput === true);
+  let session: TaskSession;
+  try {
+    session = await openSessionFor(ctx, target, opts.serveInput === true);
+  } catch (err) {
+    if (err instanceof OtherPrincipalError) return report(target, notSent(target, err));
+    throw err;
+  }
   const scope = taskScope(ctx, session, vault, target);
   try {
     return await inScope(scope, fn);
@@ -160,7 +190,8 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
   const sessions = new Map<string, Promise<TaskSession>>();
   const sessionFor = (t: TaskTarget) => {
     // 2025-11-25 tasks live in the session they were created in: one session per stored session.
-    const key = `${t.entry.name}\0${t.record.session?.sessionId ?? ''}`;
+    // Each principal's tasks get their own check of the stored sign-in (see openSessionFor).
+    const key = `${t.entry.name}\0${t.record.session?.sessionId ?? ''}\0${JSON.stringify(t.record.principal ?? null)}`;
     let s = sessions.get(key);
     if (!s) sessions.set(key, (s = openSessionFor(ctx, t, opts.serveInput === true)));
     return s;
@@ -174,6 +205,11 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
           onSettled(r);
           return r;
         } catch (err) {
+          if (err instanceof OtherPrincipalError) {
+            const r = report(target, notSent(target, err));
+            onSettled(r);
+            return r;
+          }
           // One task's failure does not stop the others; alone, it is the command's failure.
           const e = toCliError(err, target.entry.name, refFor(target));
           if (!e || resolved.length === 1) throw e ?? err;

@@ -9,7 +9,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider, OAuthDiscoveryState, StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
 import { CliError } from '../errors.js';
-import { readSignIn, writeSignIn, type MachineCredentials, type SignInRecord, type StoredTokens } from './oauth-store.js';
+import { holdFileLockAsync } from '../fs/atomic-file.js';
+import { comparePrincipals, OtherPrincipalError, type Principal } from '../tasks/principal.js';
+import { readSignIn, signInPath, writeSignIn, type MachineCredentials, type SignInRecord, type StoredTokens } from './oauth-store.js';
 
 type Sdk = typeof import('@modelcontextprotocol/client');
 
@@ -184,6 +186,11 @@ function machineDelegate(sdk: Sdk, m: MachineCredentials, env: NodeJS.ProcessEnv
   throw new CliError('auth', 'the stored machine credentials have neither a secret nor a key', 'Run `mcp-tasks server login <name> --client-credentials` again.');
 }
 
+/** A machine sign-in's client authentication (secret or key), for requests outside auth() such as revocation. */
+export function machineAuthFor(sdk: Sdk, record: SignInRecord, env: NodeJS.ProcessEnv): OAuthClientProvider | undefined {
+  return record.kind === 'client_credentials' && record.machine ? machineDelegate(sdk, record.machine, env, record.issuer, record.scope) : undefined;
+}
+
 /** RFC 7518 algorithm for a PEM key: ES256/384/512 by curve, RS256 for RSA, EdDSA for Ed25519. */
 export function signingAlgorithm(pem: string): string {
   const key = createPrivateKey(pem);
@@ -196,6 +203,35 @@ export function signingAlgorithm(pem: string): string {
   if (type === 'rsa-pss') return 'PS256';
   return 'RS256';
 }
+
+/**
+ * The `sub` of an id_token that came with a token response, if its `iss` is the issuer signed in
+ * to. Not signature-checked: it came straight from the token endpoint on the connection the SDK
+ * opened (OIDC Core 3.1.3.7), and it only names who the tokens act for.
+ */
+export function idTokenSubject(idToken: unknown, issuer: string): string | undefined {
+  if (typeof idToken !== 'string') return undefined;
+  const payload = idToken.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown; iss?: unknown };
+    if (typeof claims.iss === 'string' && claims.iss.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) return undefined;
+    return typeof claims.sub === 'string' && claims.sub.length > 0 && claims.sub.length <= 255 ? claims.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One refresh at a time per sign-in file, in this process (several sessions on one server) and
+ * across processes (the file lock): a rotating refresh token is single-use, so a second refresh
+ * with the same token is refused, and many servers then revoke the whole grant.
+ */
+const refreshChains = new Map<string, Promise<void>>();
+
+/** How long a refresh waits for a peer's before it gives up (the peer's lock is taken over if it died). */
+const REFRESH_LOCK_WAIT_MS = 60_000;
+const REFRESH_LOCK_STALE_MS = 120_000;
 
 /**
  * Storage for one server's sign-in, read at construction and written through on every change.
@@ -211,6 +247,10 @@ export class StoredSignInProvider implements OAuthClientProvider {
   pendingAuthorization = false;
   /** One browser sign-in per process: a server that refuses again after it gets an error, not a loop. */
   private browserSignInsLeft = 1;
+  /** Set while the SDK redeems an authorization code: the tokens saved next start a new grant. */
+  private redeemingCode = false;
+  /** Held from the SDK's read of the tokens before a refresh until the outcome is saved (see refreshChains). */
+  private releaseRefresh?: () => void;
 
   constructor(
     sdk: Sdk,
@@ -238,6 +278,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
     const r = this.record;
     this.io.redact(r.tokens?.access_token);
     this.io.redact(r.tokens?.refresh_token);
+    this.io.redact(r.tokens?.id_token as string | undefined);
     this.io.redact(r.codeVerifier);
     this.io.redact(r.clientInformation?.client_secret as string | undefined);
     this.io.redact(r.machine?.clientSecret);
@@ -288,11 +329,48 @@ export class StoredSignInProvider implements OAuthClientProvider {
     this.persist();
   }
 
-  tokens(ctx?: { issuer: string }) {
-    // Inside a sign-in or refresh (ctx given): another process may have refreshed meanwhile, and
-    // a rotated refresh token is single-use, so take the newer tokens from the file.
-    if (ctx) this.adoptNewerTokens();
+  async tokens(ctx?: { issuer: string }) {
+    // Inside auth() (ctx given) a refresh follows when there is a refresh token: it waits for any
+    // other refresh of this sign-in, then takes the tokens from the file, which another process
+    // may have refreshed meanwhile (a rotated refresh token is single-use).
+    if (ctx) {
+      this.adoptNewerTokens();
+      if (this.record.kind === 'authorization_code' && this.record.tokens?.refresh_token) {
+        await this.takeRefreshLock();
+        this.adoptNewerTokens();
+      }
+    }
     return this.record.tokens as never;
+  }
+
+  private async takeRefreshLock(): Promise<void> {
+    const path = signInPath(this.io.home, this.record.server);
+    const before = refreshChains.get(path) ?? Promise.resolve();
+    let releaseHere!: () => void;
+    const mine = new Promise<void>((r) => (releaseHere = r));
+    refreshChains.set(path, before.then(() => mine));
+    await before;
+    let releaseFile: () => void;
+    try {
+      releaseFile = await holdFileLockAsync(path, {
+        timeoutMs: REFRESH_LOCK_WAIT_MS,
+        staleMs: REFRESH_LOCK_STALE_MS,
+        onWait: () => this.io.debug(`another mcp-tasks process is refreshing the sign-in for ${this.record.server}; waiting for it`),
+      });
+    } catch (err) {
+      releaseHere();
+      throw new CliError('auth', `the sign-in for server "${this.record.server}" is being refreshed by another mcp-tasks process that does not finish (${(err as Error).message})`, 'Wait for it to end, then retry.');
+    }
+    this.releaseRefresh = () => {
+      this.releaseRefresh = undefined;
+      releaseFile();
+      releaseHere();
+    };
+  }
+
+  /** The refresh's outcome is on disk (or there was none to make): the next refresh may start. */
+  private endRefresh(): void {
+    this.releaseRefresh?.();
   }
 
   private adoptNewerTokens(): void {
@@ -307,21 +385,50 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: StoredTokens): void {
-    this.record.tokens = { ...tokens };
-    this.record.tokensSavedAt = Date.now();
-    if (typeof tokens.issuer === 'string') this.record.issuer = tokens.issuer;
-    // A redeemed verifier is useless; keep nothing we do not need.
-    delete this.record.codeVerifier;
-    this.persist();
+    try {
+      const newGrant = this.redeemingCode;
+      this.redeemingCode = false;
+      this.record.tokens = { ...tokens };
+      this.record.tokensSavedAt = Date.now();
+      if (typeof tokens.issuer === 'string') this.record.issuer = tokens.issuer;
+      const principal = this.principalFor(tokens, newGrant);
+      if (principal) this.record.principal = principal;
+      // A redeemed verifier is useless; keep nothing we do not need.
+      delete this.record.codeVerifier;
+      this.persist();
+    } finally {
+      this.endRefresh();
+    }
+  }
+
+  /**
+   * Who these tokens act for: the client for a machine sign-in; else the id_token's subject when
+   * one came; else the grant, which a refresh continues and a redeemed authorization code starts
+   * anew (a random id: it names the grant without deriving anything from a token).
+   */
+  private principalFor(tokens: StoredTokens, newGrant: boolean): Principal | undefined {
+    const issuer = this.record.issuer;
+    if (!issuer) return this.record.principal;
+    if (this.record.kind === 'client_credentials' && this.record.machine) return { issuer, kind: 'client', clientId: this.record.machine.clientId };
+    const clientId = typeof this.record.clientInformation?.client_id === 'string' ? this.record.clientInformation.client_id : undefined;
+    const subject = idTokenSubject(tokens.id_token, issuer);
+    if (subject) return { issuer, kind: 'subject', subject, ...(clientId ? { clientId } : {}) };
+    const before = this.record.principal;
+    if (!newGrant && before && before.kind !== 'client' && before.issuer === issuer) return before;
+    return { issuer, kind: 'grant', grant: randomBytes(16).toString('base64url'), ...(clientId ? { clientId } : {}) };
   }
 
   saveCodeVerifier(codeVerifier: string): void {
+    // A new authorization starts: whatever refresh came before it is over.
+    this.endRefresh();
     this.record.codeVerifier = codeVerifier;
     this.persist();
   }
 
   codeVerifier(): string {
     if (!this.record.codeVerifier) throw new CliError('auth', 'no sign-in is in progress for this server', 'Run `mcp-tasks server login <name>`.');
+    // The SDK reads the verifier only to redeem an authorization code.
+    this.redeemingCode = true;
     return this.record.codeVerifier;
   }
 
@@ -336,11 +443,16 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    if (scope === 'all' || scope === 'tokens') delete this.record.tokens;
-    if ((scope === 'all' || scope === 'client') && !this.record.preRegistered && !this.delegate) delete this.record.clientInformation;
-    if (scope === 'all' || scope === 'verifier') delete this.record.codeVerifier;
-    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
-    this.persist();
+    try {
+      if (scope === 'all' || scope === 'tokens') delete this.record.tokens;
+      if ((scope === 'all' || scope === 'client') && !this.record.preRegistered && !this.delegate) delete this.record.clientInformation;
+      if (scope === 'all' || scope === 'verifier') delete this.record.codeVerifier;
+      if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+      this.persist();
+    } finally {
+      // Refused under the lock, with the newest refresh token: the refusal is real, not a race.
+      this.endRefresh();
+    }
   }
 
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
@@ -348,6 +460,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    this.endRefresh();
     if (this.interactive && this.browserSignInsLeft === 0) {
       throw new CliError(
         'auth',
@@ -382,6 +495,8 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   /** Stop listening for a callback (the connection is closing). */
   dispose(): void {
+    // A refresh that ended in an error the SDK rethrew (nothing saved) ends with the connection.
+    this.endRefresh();
     this.interactive?.loopback.close();
     this.pendingAuthorization = false;
   }
@@ -405,7 +520,13 @@ export class StoredSignInProvider implements OAuthClientProvider {
  */
 export function signInTransportClass(sdk: Sdk) {
   return class SignInHttpTransport extends sdk.StreamableHTTPClientTransport {
-    constructor(url: URL, private readonly provider: StoredSignInProvider, opts: ConstructorParameters<typeof SdkHttpTransport>[1]) {
+    constructor(
+      url: URL,
+      private readonly provider: StoredSignInProvider,
+      opts: ConstructorParameters<typeof SdkHttpTransport>[1],
+      /** The principal a task was created under: after an in-place sign-in as anyone else, nothing is resent. */
+      private readonly expected?: Principal,
+    ) {
       super(url, { ...opts, authProvider: provider });
     }
 
@@ -416,6 +537,7 @@ export function signInTransportClass(sdk: Sdk) {
         if (!(err instanceof sdk.UnauthorizedError) || !this.provider.pendingAuthorization) throw err;
         const params = await this.provider.awaitCallback();
         await finishSignIn(params, (p) => this.finishAuth(p));
+        if (this.expected && comparePrincipals(this.expected, this.provider.current.principal) === 'different') throw new OtherPrincipalError(this.expected, this.provider.current.principal);
         return await super.send(...args);
       }
     }
@@ -503,17 +625,26 @@ export const IN_PLACE_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
 export type HttpTransportFactory = (url: URL, opts: { requestInit: RequestInit; fetch?: typeof globalThis.fetch; sessionId?: string; protocolVersion?: string }) => import('@modelcontextprotocol/client').Transport;
 
+/** The transport factory of a stored sign-in, and who that sign-in acts for now (it changes with an in-place sign-in). */
+export interface SignInTransport {
+  factory: HttpTransportFactory;
+  principal(): Principal | undefined;
+}
+
 /**
  * The transport for a server with a stored sign-in (undefined without one). Refresh is the
  * SDK's; a sign-in needed mid-command is started in place only where a browser can be used
- * and --stored-auth-only is not set.
+ * and --stored-auth-only is not set. `expected`: the principal a task was created under; a
+ * stored sign-in that is provably someone else (or none) is refused before anything is sent.
  */
 export async function signInTransportFor(
   io: SignInIO,
   entry: { name: string; url: string },
   where: { tty: boolean; storedAuthOnly: boolean },
-): Promise<HttpTransportFactory | undefined> {
+  expected?: Principal,
+): Promise<SignInTransport | undefined> {
   const record = storedSignIn(io.home, entry.name, entry.url, io.env);
+  if (expected && comparePrincipals(expected, record?.tokens ? record.principal : undefined) === 'different') throw new OtherPrincipalError(expected, record?.tokens ? record.principal : undefined);
   if (!record) return undefined;
   const sdk = await import('@modelcontextprotocol/client');
   const inPlace = record.kind === 'authorization_code' && !where.storedAuthOnly && canSignInInPlace(io.env, where.tty);
@@ -525,5 +656,5 @@ export async function signInTransportFor(
   );
   const Transport = signInTransportClass(sdk);
   io.debug(`using the stored sign-in for ${entry.name}${inPlace ? ' (a new sign-in may open the browser)' : ''}`);
-  return (url, opts) => new Transport(url, provider, opts);
+  return { factory: (url, opts) => new Transport(url, provider, opts, expected), principal: () => provider.current.principal };
 }

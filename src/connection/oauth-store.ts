@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
-import { loadKey, seal, unseal, VaultKeyError, type KeySource } from '../vault/vault-crypto.js';
+import { decodeSealed, keyFilePath, loadKey, seal, unseal, VaultKeyError, type KeySource } from '../vault/vault-crypto.js';
+import { Vault, vaultPath } from '../vault/vault.js';
+import { describePrincipal, type Principal } from '../tasks/principal.js';
 
 /** What the SDK hands us, kept as it came (a subset is named for `server show`). */
 export interface StoredTokens {
@@ -47,6 +49,8 @@ export interface SignInRecord {
   codeVerifier?: string;
   machine?: MachineCredentials;
   issuer?: string;
+  /** Who the tokens act for (tasks created under this sign-in keep it in their vault record). */
+  principal?: Principal;
   updatedAt: string;
 }
 
@@ -64,9 +68,30 @@ interface SealedFile {
   data: string;
 }
 
-/** The key source a new sign-in file uses: the vault's passphrase if set, else the vault's key file. */
-function keySourceFor(env: NodeJS.ProcessEnv): KeySource {
-  return env.MCP_TASKS_VAULT_KEY ? { kind: 'passphrase', salt: randomBytes(16).toString('base64'), N: 2 ** 14 } : { kind: 'keyfile' };
+/**
+ * The key source a new sign-in file uses: the vault's passphrase if set, else the vault's own key
+ * where it is (the OS keychain where the vault keeps it there, else vault.key). Without a vault
+ * yet, the vault is created first, so sign-ins and handles always share one key and one place.
+ */
+function keySourceFor(home: string, env: NodeJS.ProcessEnv): { source: KeySource; createdKeyFile?: string } {
+  if (env.MCP_TASKS_VAULT_KEY) return { source: { kind: 'passphrase', salt: randomBytes(16).toString('base64'), N: 2 ** 14 } };
+  let createdKeyFile: string | undefined;
+  let sealed = readVaultHeader(home);
+  if (!sealed) {
+    new Vault(home, env, () => (createdKeyFile = keyFilePath(home))).prepare();
+    sealed = readVaultHeader(home);
+  }
+  const source: KeySource = sealed?.key.kind === 'keychain' ? sealed.key : { kind: 'keyfile' };
+  return { source, ...(createdKeyFile && source.kind === 'keyfile' ? { createdKeyFile } : {}) };
+}
+
+/** The vault's header (its key source), undefined when there is no readable vault. */
+function readVaultHeader(home: string) {
+  try {
+    return decodeSealed(readFileSync(vaultPath(home)));
+  } catch {
+    return undefined;
+  }
 }
 
 function asVaultError(err: unknown, path: string): never {
@@ -108,12 +133,14 @@ export function writeSignIn(home: string, record: SignInRecord, env: NodeJS.Proc
   try {
     existing = (JSON.parse(readFileSync(path, 'utf8')) as SealedFile).key;
   } catch { /* new file */ }
-  const source = existing ?? keySourceFor(env);
   let sealed;
   let createdKeyFile: string | undefined;
+  let source: KeySource;
   try {
+    const chosen = existing ? { source: existing } : keySourceFor(home, env);
+    source = chosen.source;
     const k = loadKey(source, home, env, true);
-    createdKeyFile = k.createdKeyFile;
+    createdKeyFile = k.createdKeyFile ?? chosen.createdKeyFile;
     sealed = seal(Buffer.from(JSON.stringify({ ...record, updatedAt: new Date().toISOString() })), k.key, source);
   } catch (err) {
     return asVaultError(err, path);
@@ -157,6 +184,7 @@ export function describeSignIn(record: SignInRecord | undefined, now: number): R
     signedIn: true,
     kind: record.kind,
     ...(record.issuer ? { issuer: record.issuer } : {}),
+    ...(record.principal ? { principal: describePrincipal(record.principal) } : {}),
     ...(record.tokens.scope ? { scope: record.tokens.scope } : {}),
     ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt).toISOString(), expired: expiresAt <= now } : {}),
     refreshable: Boolean(record.tokens.refresh_token) || record.kind === 'client_credentials',

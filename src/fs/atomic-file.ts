@@ -161,6 +161,41 @@ export async function withFileLockAsync<T>(path: string, fn: () => T, opts: { ti
   }
 }
 
+/**
+ * The lock of withFileLockAsync held across awaits (an async critical section, e.g. a token
+ * refresh over the network): resolves with the function that releases it. `onWait` is told once
+ * when a peer holds the lock and we wait for it.
+ */
+export async function holdFileLockAsync(path: string, opts: { timeoutMs?: number; staleMs?: number; onWait?: () => void } = {}): Promise<() => void> {
+  const lockPath = `${path}.lock`;
+  ensureDir(dirname(path));
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const staleMs = opts.staleMs ?? 30_000;
+  const started = Date.now();
+  let delay = 2;
+  let told = false;
+  for (;;) {
+    try {
+      acquireLock(lockPath, 0, staleMs);
+      break;
+    } catch (err) {
+      if (!(err instanceof LockTimeoutError) || Date.now() - started > timeoutMs) throw err;
+    }
+    if (!told) {
+      told = true;
+      opts.onWait?.();
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 50);
+  }
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    rmSync(lockPath, { force: true });
+  };
+}
+
 /** Create the lock file exclusively, only ever with its holder's pid in it. */
 function placeLock(lockPath: string): boolean {
   // Born complete: the pid goes into a private file which is hard-linked into place, so a holder

@@ -11,6 +11,7 @@ import { safeJson, safeName, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
 import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
+import { describePrincipal } from '../tasks/principal.js';
 
 /** What to type to come back to a task: a short unique prefix, never the whole bearer handle. */
 export function refFor(target: TaskTarget): string {
@@ -138,7 +139,11 @@ function presentReport(ctx: Context, r: TaskReport): void {
   if (r.statePrinted && end.kind !== 'lost' && end.kind !== 'unreachable' && end.kind !== 'stored-terminal') {
     // nothing more on stdout
   } else if (ctx.json) {
-    ctx.stdout.write(jsonLine({ ...taskJson(target.record, snapshot), ...(r.jsonExtra ?? {}) }));
+    const notVisible =
+      end.kind === 'not-visible'
+        ? { visible: false, createdUnder: describePrincipal(end.created), signedInAs: describePrincipal(end.current), handleSent: end.sent }
+        : {};
+    ctx.stdout.write(jsonLine({ ...taskJson(target.record, snapshot), ...notVisible, ...(r.jsonExtra ?? {}) }));
   } else if (end.kind === 'terminal' || end.kind === 'stored-terminal' || end.kind === 'needs-input' || end.kind === 'lost') {
     ctx.stdout.write(renderTask(target.record, snapshot, st));
   }
@@ -175,6 +180,15 @@ function presentReport(ctx: Context, r: TaskReport): void {
       err(`mcp-tasks: task lost: ${end.reason}. Its outcome was not observed; do not assume it succeeded.`);
       err(`  next: check the server's own records for the effect of ${target.record.operation.name === UNKNOWN_OPERATION ? 'this task' : target.record.operation.name} before resubmitting.`);
       break;
+    case 'not-visible': {
+      const created = sanitize(describePrincipal(end.created), { singleLine: true, maxLength: 300 });
+      const current = sanitize(describePrincipal(end.current), { singleLine: true, maxLength: 300 });
+      const name = safeName(target.record.operation.name);
+      if (end.sent) err(`mcp-tasks: task ${ref} (${name}) is not visible with this sign-in: server "${target.entry.name}" does not know it under ${current}, and it was created under ${created}. It is not marked lost.`);
+      else err(`mcp-tasks: task ${ref} (${name}) was created under ${created}; the stored sign-in for server "${target.entry.name}" is ${current}, so its handle was not sent.`);
+      err(`  next: \`mcp-tasks server login ${target.entry.name}\` as the account that created it, then \`mcp-tasks get ${ref}\`.`);
+      break;
+    }
     case 'unreachable':
       err(`mcp-tasks: server "${target.entry.name}" unreachable: ${end.reason}. The handle is kept.`);
       err(`  next: \`mcp-tasks watch ${ref}\` once the server is back.`);

@@ -12,6 +12,7 @@ import { ModernTaskSession } from './modern-session.js';
 import { LegacyTaskSession } from './legacy/legacy-session.js';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { SessionResume, TaskGeneration, TaskSession } from './task-session.js';
+import type { Principal } from '../tasks/principal.js';
 
 export { TASKS_EXTENSION_ID };
 
@@ -28,6 +29,8 @@ export interface OpenOptions {
    * whoever opens it, and a command that cannot answer would drop it.
    */
   serveInput?: boolean;
+  /** The principal a vaulted task was created under: its handle goes out only under that sign-in. */
+  principal?: Principal;
 }
 
 /** What `server check` and `tools` show about a server, whichever generation it speaks. */
@@ -48,7 +51,7 @@ export interface ServerProbe {
   close(): Promise<void>;
 }
 
-async function connectServer(ctx: Context, entry: ServerEntry, opts: OpenOptions): Promise<Connection> {
+async function connectServer(ctx: Context, entry: ServerEntry, opts: OpenOptions): Promise<{ conn: Connection; principal: () => Principal | undefined }> {
   const { connect } = await import('../connection/connect.js');
   const env = opts.env ?? ctx.env;
   // Credentials this connection will use never show up in -v output.
@@ -59,10 +62,11 @@ async function connectServer(ctx: Context, entry: ServerEntry, opts: OpenOptions
     for (const [k, v] of Object.entries(entry.env ?? {})) ctx.redact(v === '' ? ctx.env[k] : v);
   }
   // An HTTP server without a bearer variable may need a sign-in: its transport carries the OAuth provider.
-  const httpTransport =
+  const signIn =
     entry.transport === 'http' && !entry.bearerEnv
-      ? await import('../connection/oauth-provider.js').then((m) => m.signInTransportFor(m.signInIO(ctx), entry, { tty: ctx.interactive, storedAuthOnly: ctx.storedAuthOnly }))
+      ? await import('../connection/oauth-provider.js').then((m) => m.signInTransportFor(m.signInIO(ctx), entry, { tty: ctx.interactive, storedAuthOnly: ctx.storedAuthOnly }, opts.principal))
       : undefined;
+  const httpTransport = signIn?.factory;
   const started = ctx.now();
   // The session id, like a token, never shows up in -v output.
   if (opts.resume?.sessionId) ctx.redact(opts.resume.sessionId);
@@ -75,7 +79,7 @@ async function connectServer(ctx: Context, entry: ServerEntry, opts: OpenOptions
     onServerStderr: (line) => ctx.debug(`[${entry.name} stderr] ${sanitize(line, { singleLine: true, maxLength: 300 })}`),
   });
   ctx.debug(`connected to ${entry.name} over ${entry.transport} in ${ctx.now() - started} ms: ${conn.protocolVersion} (${conn.era}${entry.discovered?.era === 'modern' && conn.era === 'modern' ? ', cached discover result, no probe' : ''}), tasks extension ${conn.tasksAdvertised ? 'advertised' : 'not advertised'}`);
-  return conn;
+  return { conn, principal: signIn ? () => signIn.principal() : () => undefined };
 }
 
 /** Cache what we found, so later calls adopt it without a server/discover probe. */
@@ -93,21 +97,23 @@ const generationOf = (conn: Connection): TaskGeneration => (conn.era === 'modern
 
 /** A TaskSession on `entry`, of the generation the server negotiated. */
 export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<TaskSession> {
-  const conn = await connectServer(ctx, entry, opts);
+  const { conn, principal } = await connectServer(ctx, entry, opts);
   const generation = generationOf(conn);
   // A resumed session skipped the handshake: nothing new was learnt to cache.
   if (!opts.resume?.sessionId) await rememberEra(ctx, entry, conn, opts.fresh === true);
+  let session: TaskSession;
   if (generation === '2025-11-25') {
     const sessionId = conn.sessionId();
     if (sessionId) ctx.redact(sessionId);
-    return new LegacyTaskSession(conn, { serverName: entry.name, serveInput: opts.serveInput === true, debug: (l) => ctx.debug(l) });
-  }
-  return new ModernTaskSession(conn);
+    session = new LegacyTaskSession(conn, { serverName: entry.name, serveInput: opts.serveInput === true, debug: (l) => ctx.debug(l) });
+  } else session = new ModernTaskSession(conn);
+  // Whichever generation: who the connection's sign-in acts for, read when asked (an in-place sign-in changes it).
+  return Object.assign(session, { signInPrincipal: principal });
 }
 
 /** A look at a server without tasks: its era, what it advertises, its tools. Any generation. */
 export async function probeServer(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<ServerProbe> {
-  const conn = await connectServer(ctx, entry, opts);
+  const { conn } = await connectServer(ctx, entry, opts);
   await rememberEra(ctx, entry, conn, opts.fresh === true);
   return {
     generation: generationOf(conn),

@@ -6,6 +6,7 @@ import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
 import { AuthRefusedError, RpcResponseError, TransportError, wasNotSent } from '../protocol/remote-errors.js';
 import { MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { Principal } from '../tasks/principal.js';
 
 export type { ToolInfo, CallToolParams, ToolCallOutcome };
 export type { CallToolResult } from '../protocol/task-wire.js';
@@ -57,6 +58,8 @@ export interface TaskSession {
   updateTask(taskId: string, inputResponses: Record<string, unknown>, opts?: RequestOptions): Promise<void>;
   /** Request cancellation; a request is not a cancellation (the task may still complete). */
   cancelTask(taskId: string, opts?: RequestOptions): Promise<void>;
+  /** Who the connection's stored sign-in acts for (undefined without one): a task created now belongs to it. */
+  signInPrincipal?(): Principal | undefined;
   /** Only where the generation has one (2025-11-25 with `capabilities.tasks.list`). */
   listTasks?(cursor?: string, opts?: RequestOptions): Promise<RemoteTaskPage>;
   close(): Promise<void>;

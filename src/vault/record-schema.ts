@@ -25,6 +25,9 @@ export const VaultRecordSchema = z.object({
     bearerEnv: z.string().max(200).optional(),
     secrets: z.record(z.string(), z.string()).optional(),
   }),
+  principal: z
+    .object({ issuer: SHORT, kind: z.enum(['subject', 'client', 'grant']), subject: SHORT.optional(), clientId: SHORT.optional(), grant: SHORT.optional() })
+    .optional(),
   operation: z.object({
     method: z.literal('tools/call'),
     name: z.string().min(1).max(1000),

@@ -3,6 +3,7 @@
 import type { TaskStatus } from '../protocol/constants.js';
 import type { ServerIdentity } from '../servers/server-entry.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { Principal } from '../tasks/principal.js';
 
 /**
  * submitting: intent recorded, request about to go out
@@ -36,6 +37,12 @@ export interface VaultRecord {
    * the stored value (tokens rotate); `export` never includes them.
    */
   auth: { kind: 'none' | 'bearer-env' | 'env-headers'; bearerEnv?: string; secrets?: Record<string, string> };
+  /**
+   * The sign-in the task was created under (issuer, and subject, client or grant): its handle is
+   * only sent under that principal, and a server that does not know the task under another one
+   * leaves it "not visible", never lost. Absent without a sign-in.
+   */
+  principal?: Principal;
   operation: {
     method: 'tools/call';
     name: string;

@@ -21,6 +21,24 @@ export interface AuthWorld {
   expireAccessTokens(): Promise<void>;
   /** Revoke every refresh token as well (the sign-in is gone: only a new login helps). */
   revokeRefreshTokens(): Promise<void>;
+  /** Who the person at the browser signs in as (default alice). */
+  account: string;
+  /**
+   * tasks/* requests the gate saw: method, taskId and the account whose token came with it.
+   * With `scopeTasksToAccount`, a task is known only to the account that created it (as a
+   * server binding tasks to the authorization context does): anyone else gets -32602.
+   */
+  taskRequests: Array<{ method: string; taskId: string; account: string }>;
+  /** Set to hold token-endpoint requests: each waits for the promise this returns. */
+  tokenGate?: () => Promise<void>;
+  /** Token-endpoint answers by grant type ("refresh_token refused" for a refusal), in order. */
+  tokenRequests: string[];
+  /** RFC 7009 revocation requests the authorization server received (their HTTP status). */
+  revocations: number[];
+  /** Answer every revocation request with HTTP 503 (an authorization server that is down). */
+  failRevocation: boolean;
+  /** How many of the issued access and refresh tokens the authorization server still honours. */
+  liveTokens(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -34,7 +52,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number } = {}): Promise<AuthWorld> {
+export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number; scopeTasksToAccount?: boolean; revocation?: boolean } = {}): Promise<AuthWorld> {
   const asServer = createServer();
   const asPort = await listen(asServer);
   const issuer = `http://127.0.0.1:${asPort}`;
@@ -49,7 +67,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      revocation: { enabled: opts.revocation ?? true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,
@@ -57,6 +75,8 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
         getResourceServerInfo: () => ({ scope, audience: resource, accessTokenTTL: opts.accessTokenTtlS ?? 3600, accessTokenFormat: 'opaque' }),
       },
     },
+    // Every refresh rotates the refresh token; reusing a rotated one revokes the grant (oidc-provider's reuse detection).
+    rotateRefreshToken: true,
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
@@ -64,17 +84,30 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     ttl: { Session: 3600, Interaction: 600, Grant: 3600, AccessToken: opts.accessTokenTtlS ?? 3600, RefreshToken: 86_400 },
   });
   const issued = { access: [] as string[], refresh: [] as string[] };
+  // Filled in below; the servers' handlers read its hooks (account, tokenGate) when requests come.
+  const world = { account: 'alice', taskRequests: [], tokenRequests: [], revocations: [], failRevocation: false } as unknown as AuthWorld;
   provider.on('access_token.saved', (t: { jti: string }) => issued.access.push(t.jti));
   provider.on('refresh_token.saved', (t: { jti: string }) => issued.refresh.push(t.jti));
+  provider.on('grant.success', (ctx: { oidc: { params?: { grant_type?: string } } }) => world.tokenRequests.push(ctx.oidc.params?.grant_type ?? '-'));
+  provider.on('grant.error', (ctx: { oidc: { params?: { grant_type?: string } } }) => world.tokenRequests.push(`${ctx.oidc.params?.grant_type ?? '-'} refused`));
 
   const oidc = provider.callback();
   const onAsRequest = async (req: IncomingMessage, res: ServerResponse) => {
     try {
+      if (req.method === 'POST' && req.url === '/token' && world.tokenGate) await world.tokenGate();
+      if (req.method === 'POST' && req.url === '/token/revocation') {
+        if (world.failRevocation) {
+          world.revocations.push(503);
+          res.writeHead(503).end();
+          return;
+        }
+        res.once('finish', () => world.revocations.push(res.statusCode));
+      }
       if (req.url?.startsWith('/interaction/')) {
         // The person at the browser signs in as alice and consents to everything asked.
         const details = (await provider.interactionDetails(req, res)) as { prompt: { name: string; details: unknown }; grantId?: string; session?: { accountId: string }; params: Record<string, unknown> };
         if (details.prompt.name === 'login') {
-          await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false });
+          await provider.interactionFinished(req, res, { login: { accountId: world.account } }, { mergeWithLastSubmission: false });
           return;
         }
         const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
@@ -93,6 +126,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   asServer.on('request', (req: IncomingMessage, res: ServerResponse) => void onAsRequest(req, res));
 
   let refusedCount = 0;
+  const owners = new Map<string, string>();
   const presented = new Set<string>();
   const demo = new URL(demoUrl);
   const onGateRequest = async (req: IncomingMessage, res: ServerResponse) => {
@@ -104,7 +138,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     const auth = req.headers.authorization ?? '';
     const token = /^Bearer (.+)$/.exec(auth)?.[1];
     if (token) presented.add(token);
-    const found = (token ? await provider.AccessToken.find(token) : undefined) as { isExpired: boolean; aud?: string | string[] } | undefined;
+    const found = (token ? await provider.AccessToken.find(token) : undefined) as { isExpired: boolean; aud?: string | string[]; accountId?: string } | undefined;
     if (!found || found.isExpired || !(found.aud === resource || (Array.isArray(found.aud) && found.aud.includes(resource)))) {
       refusedCount++;
       res
@@ -112,11 +146,37 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
         .end(JSON.stringify({ error: 'invalid_token' }));
       return;
     }
+    const account = found.accountId ?? '?';
+    let rpc: { id?: unknown; method?: unknown; params?: { taskId?: unknown } } | undefined;
+    try {
+      rpc = JSON.parse(body.toString('utf8')) as typeof rpc;
+    } catch { /* not a single JSON-RPC message */ }
+    const method = typeof rpc?.method === 'string' ? rpc.method : '';
+    if (method.startsWith('tasks/') && typeof rpc?.params?.taskId === 'string') {
+      const taskId = rpc.params.taskId;
+      world.taskRequests.push({ method, taskId, account });
+      if (opts.scopeTasksToAccount && owners.has(taskId) && owners.get(taskId) !== account) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id ?? null, error: { code: -32602, message: 'Unknown task' } }));
+        return;
+      }
+    }
     const headers = { ...req.headers };
     delete headers.authorization;
     const up = httpRequest({ host: demo.hostname, port: demo.port, path: demo.pathname, method: req.method, headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
+      if (method !== 'tools/call') {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+        return;
+      }
+      // A task created now belongs to the account that asked for it.
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        for (const m of text.matchAll(/"taskId"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) owners.set(JSON.parse(`"${m[1]}"`) as string, account);
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        res.end(Buffer.concat(chunks));
+      });
     });
     up.on('error', () => res.destroy());
     up.end(body);
@@ -126,12 +186,18 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   const destroyAll = async (model: { adapter: { destroy(id: string): Promise<void> } }, ids: string[]) => {
     for (const id of ids) await model.adapter.destroy(id);
   };
-  return {
+  Object.assign(world, {
     url: resource,
     issuer,
     issued,
     presented,
     refused: () => refusedCount,
+    async liveTokens() {
+      let n = 0;
+      for (const id of issued.access) if (await provider.AccessToken.find(id)) n++;
+      for (const id of issued.refresh) if (await provider.RefreshToken.find(id)) n++;
+      return n;
+    },
     expireAccessTokens: () => destroyAll(provider.AccessToken as never, issued.access),
     async revokeRefreshTokens() {
       await destroyAll(provider.AccessToken as never, issued.access);
@@ -143,5 +209,6 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
         await new Promise<void>((r) => s.close(() => r()));
       }
     },
-  };
+  });
+  return world;
 }

@@ -159,9 +159,34 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
 
 export async function runServerLogout(name: string, ctx: Context): Promise<number> {
   httpEntry(name, ctx);
+  let record: SignInRecord | undefined;
+  let unreadable: string | undefined;
+  try {
+    record = readSignIn(ctx.home, name, ctx.env);
+  } catch (err) {
+    unreadable = err instanceof Error ? err.message : String(err);
+  }
+  // Revoke first (RFC 7009, where the authorization server offers it), then forget locally whatever it answered.
+  let revocation: import('../../connection/oauth-revoke.js').RevocationOutcome | undefined;
+  if (record?.tokens) {
+    const sdk = await import('@modelcontextprotocol/client');
+    const { revokeSignIn } = await import('../../connection/oauth-revoke.js');
+    const { machineAuthFor } = await import('../../connection/oauth-provider.js');
+    for (const t of [record.tokens.access_token, record.tokens.refresh_token]) ctx.redact(t);
+    let machine;
+    try {
+      machine = machineAuthFor(sdk, record, ctx.env);
+    } catch { /* no usable machine credentials: the revocation says so below */ }
+    revocation = await revokeSignIn(sdk, record, machine, (l) => ctx.debug(l));
+  }
   const removed = removeSignIn(ctx.home, name);
-  if (ctx.json) ctx.stdout.write(jsonLine({ server: name, signedIn: false, removed }));
-  else ctx.stdout.write(removed ? `signed out of ${name}: its tokens and client registration are forgotten\n` : `not signed in to ${name}; nothing to forget\n`);
+  const revoked = revocation?.kind === 'revoked';
+  const why = revocation && (revocation.kind === 'not-confirmed' || revocation.kind === 'no-endpoint') ? revocation.reason : unreadable ? `the sign-in file could not be read (${unreadable})` : undefined;
+  if (ctx.json) ctx.stdout.write(jsonLine({ server: name, signedIn: false, removed, revoked, ...(why ? { revocation: why } : {}) }));
+  else if (!removed) ctx.stdout.write(`not signed in to ${name}; nothing to forget\n`);
+  else if (revoked) ctx.stdout.write(`signed out of ${name}: the authorization server revoked its tokens, and its tokens and client registration are forgotten here\n`);
+  else if (why) ctx.stdout.write(`signed out of ${name}: its tokens and client registration are deleted locally; the server did not confirm revocation (${sanitize(why, { singleLine: true, maxLength: 300 })}), so the tokens may stay valid there until they expire\n`);
+  else ctx.stdout.write(`signed out of ${name}: no tokens were held; its client registration is forgotten\n`);
   return ExitCode.Ok;
 }
 

@@ -1,4 +1,5 @@
 // `list` and `show`: what the vault holds. Human output shows short id prefixes; --json full ids.
+import { describePrincipal } from '../../tasks/principal.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
@@ -148,7 +149,7 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   const r = vault.resolve(ref);
   if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
   if (ctx.json) {
-    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}) }));
+    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, ...(r.principal ? { signedInAs: describePrincipal(r.principal) } : {}), submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}) }));
     return ExitCode.Ok;
   }
   const st = makeStyle(ctx.color);
@@ -160,6 +161,7 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   if (r.server.serverInfo) line('server info', sanitize(`${r.server.serverInfo.name} ${r.server.serverInfo.version}`, { singleLine: true, maxLength: 120 }));
   const stored = Object.keys(r.auth.secrets ?? {});
   line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);
+  if (r.principal) line('sign-in', sanitize(describePrincipal(r.principal), { singleLine: true, maxLength: 300 }));
   line('phase', r.phase + (r.reason ? ` (${safeName(r.reason, 500)})` : ''));
   if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${localTime(r.resolution.at)}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${safeName(r.resolution.reason, 300)}` : ''})`);
   line('submitted', `${localTime(r.operation.submittedAt)} (${ago(r.operation.submittedAt, ctx.now())})`);
