@@ -64,14 +64,21 @@ export function storedTerminal(rec: VaultRecord): TaskSnapshot | undefined {
 
 export function taskScope(ctx: Context, session: TaskSession, vault: Vault, target: TaskTarget): TaskScope {
   const isoNow = () => new Date(ctx.now()).toISOString();
+  // 2025-11-25: requests an earlier process received for this task and nobody answered (never a key answered before).
+  const kept = target.record.session?.pendingInput?.filter((p) => !target.record.inputKeysAnswered.includes(p.key));
+  if (kept?.length) session.restoreInput?.(target.taskId, kept);
   const update = (change: (rec: VaultRecord) => void, persist = target.persisted) => {
-    const stored = persist ? vault.update(target.record.opId, change) : undefined;
+    const withSession = (rec: VaultRecord) => {
+      change(rec);
+      keepPendingInput(rec, session, target.taskId);
+    };
+    const stored = persist ? vault.update(target.record.opId, withSession) : undefined;
     if (stored) {
       // The vault re-read the record under its lock: that copy is the truth, memory follows it.
       const fresh = structuredClone(stored);
       for (const k of Object.keys(target.record) as Array<keyof VaultRecord>) delete target.record[k];
       Object.assign(target.record, fresh);
-    } else change(target.record);
+    } else withSession(target.record);
   };
   return {
     ctx,
@@ -111,6 +118,15 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       return { kind: 'lost', reason, ...(target.record.last ? { snapshot: target.record.last } : {}) };
     },
   };
+}
+
+/** The record's copy of the task's unanswered server requests follows the session's (same session only). */
+function keepPendingInput(rec: VaultRecord, session: TaskSession, taskId: string): void {
+  if (!rec.session || !taskId) return;
+  const now = session.resumeState(taskId);
+  if (!now || now.sessionId !== rec.session.sessionId) return;
+  if (now.pendingInput?.length) rec.session.pendingInput = now.pendingInput;
+  else delete rec.session.pendingInput;
 }
 
 /** Run `fn` in the scope; an unknown task ends the report there, other remote failures name the server. */
