@@ -65,9 +65,10 @@ export interface TaskSession {
   restoreInput?(taskId: string, stored: StoredInputRequest[]): void;
   /**
    * 2025-11-25 over HTTP: end the server session (HTTP DELETE with its Mcp-Session-Id). Only
-   * when no task still needs it: the server forgets every task scoped to it.
+   * when no task still needs it: the server forgets every task scoped to it. False when there
+   * was nothing to end (no session, or the server had ended it already).
    */
-  endSession?(): Promise<void>;
+  endSession?(): Promise<boolean>;
   listTools(): Promise<ToolInfo[]>;
   /** Tools left out of listTools() because their declarations break a rule (x-mcp-header), with the reason. */
   refusedTools(): RefusedTool[];

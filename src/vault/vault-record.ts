@@ -69,6 +69,8 @@ export interface VaultRecord {
     sessionId?: string;
     /** Input requests the server handed out for this task and nobody answered yet (its JSON-RPC id kept to answer it later). */
     pendingInput?: Array<{ key: string; requestId: string | number; request: { method: string; params?: Record<string, unknown> } }>;
+    /** When mcp-tasks ended the session on the server (HTTP DELETE), no task in the vault needing it any more. */
+    endedAt?: string;
   };
   /** Why the record is lost or in doubt, in words. */
   reason?: string;

@@ -167,6 +167,8 @@ export class LegacyTaskSession implements TaskSession {
   private standaloneOpened = false;
   private openCall: OpenCall | undefined;
   private callSeq = 0;
+  /** The server answered that it no longer knows this session. */
+  private sessionEnded = false;
 
   constructor(private readonly conn: Connection, opts: LegacySessionOptions) {
     this.serverName = opts.serverName;
@@ -368,8 +370,19 @@ export class LegacyTaskSession implements TaskSession {
   async close(): Promise<void> {
     await this.dismissOpenCallInput();
     this.closing.abort();
-    // The session itself stays open on the server (no DELETE): another process may resume it.
+    // The session itself stays open on the server (no DELETE) unless endSession() ended it:
+    // another process may resume it for a task that lives there.
     await this.conn.close();
+  }
+
+  /** HTTP DELETE of the session (the caller knows no task still needs it); the server forgets its tasks. */
+  async endSession(): Promise<boolean> {
+    // Nothing to end: no session (stdio), or the server said it has ended already.
+    if (this.conn.sessionId() === undefined || this.sessionEnded) return false;
+    await this.dismissOpenCallInput();
+    this.closing.abort();
+    await this.conn.terminateSession();
+    return true;
   }
 
   /**
@@ -553,7 +566,10 @@ export class LegacyTaskSession implements TaskSession {
     try {
       return await fn();
     } catch (err) {
-      if (this.sessionGone(err)) throw new SessionEndedError(this.serverName);
+      if (this.sessionGone(err)) {
+        this.sessionEnded = true;
+        throw new SessionEndedError(this.serverName);
+      }
       throw err;
     }
   }
