@@ -36,6 +36,7 @@ test('2025-11-25: a question received by a process that could not answer it is s
   const shownDoc = parseJsonDoc(shown.stdout);
   assert.deepEqual(shownDoc.inputRequests, firstDoc.inputRequests, 'get shows the kept request as it arrived');
   assert.equal(shownDoc.inputRequests[key].method, 'elicitation/create');
+  assert.match((await h.ok(['show', 'p1'])).stdout, new RegExp(`1 unanswered server request\\(s\\) kept with it: ${key}`));
 
   // A later process answers it: the response goes to the request the server is waiting on.
   const answer = await h.run(['--json', 'answer', 'p1', '--answers', answersFile(h, { [key]: accept({ interpretation: 'snake' }) })]);

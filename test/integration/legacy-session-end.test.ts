@@ -27,6 +27,15 @@ test('2025-11-25 sessions: a plain call and a followed task end their session; a
   const liveSession = live.session!.sessionId!;
   const got = await h.run(['--json', 'get', 's1']);
   assert.equal(got.code, 0, got.stderr);
+
+  // show names the generation and that a session is kept, never the whole session id.
+  const shown = await h.run(['show', 's1']);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, new RegExp(`session +2025-11-25 \\(2025-11-25\\), Mcp-Session-Id ${liveSession.slice(0, 8)}… kept`));
+  const shownJson = await h.run(['--json', 'show', 's1']);
+  assert.deepEqual(parseJsonDoc(shownJson.stdout).session, { generation: '2025-11-25', protocolVersion: '2025-11-25', transport: 'http', sessionIdPrefix: `${liveSession.slice(0, 8)}…`, state: 'kept', pendingInput: [] });
+  for (const out of [shown.stdout, shown.stderr, shownJson.stdout]) assert.ok(!out.includes(liveSession), 'the session id is never printed whole');
+
   const before = deletes.length;
   const remote = await h.run(['--json', 'list', '--remote', 'ev']);
   assert.equal(remote.code, 0, remote.stderr);
@@ -39,6 +48,7 @@ test('2025-11-25 sessions: a plain call and a followed task end their session; a
   assert.equal(done.phase, 'terminal');
   assert.match(resultText(done as never), /moss/);
   assert.deepEqual(deletes.filter((d) => d === liveSession), [liveSession], 'ended once its last task is terminal and stored');
+  assert.match((await h.ok(['show', 's1'])).stdout, new RegExp(`Mcp-Session-Id ${liveSession.slice(0, 8)}… ended by mcp-tasks at `));
 
   // Later commands on the finished task: its stored result, no second DELETE.
   const after = await h.run(['--json', 'get', 's1']);
