@@ -6,7 +6,9 @@
 // processes show it (`get --json` inputRequests, the same shape and key) and answer it (`answer`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseJsonDoc } from '../helpers/cli.js';
+import { homeWithServer, parseJsonDoc } from '../helpers/cli.js';
+import { startProxy } from '../helpers/proxy.js';
+import { startEverythingServer } from '../helpers/third-party-http.js';
 import { answersFile, accept } from '../helpers/answers.js';
 import { clarificationKey, everythingHome, resultText, storedRecord } from '../helpers/legacy-everything.js';
 
@@ -52,4 +54,23 @@ test('2025-11-25: a question received by a process that could not answer it is s
   const watched = await h.run(['--json', 'watch', '--timeout', '60s', 'p1']);
   assert.equal(watched.code, 0, watched.stderr);
   assert.match(resultText(storedRecord(h, (r) => r.labels.job === 'p1') as never), /python \(snake\)/);
+});
+
+test('2025-11-25: answer on a task that needs input but whose question never reaches us sends nothing and says so (exit 5, not 0)', async (t) => {
+  const server = await startEverythingServer(t);
+  // A proxy that passes every answer on only once it is complete: the question, sent on the
+  // still-open tasks/result stream, never arrives while the command waits for it.
+  const proxy = await startProxy(server.url, { replace: () => undefined });
+  t.after(() => proxy.close());
+  const h = await homeWithServer('ev', proxy.url);
+  await h.ok(['call', 'ev', 'simulate-research-query', 'topic=python', 'ambiguous:=true', '--detach', '--label', 'job=q1']);
+  for (;;) {
+    const got = await h.run(['--json', 'get', 'q1']);
+    if (parseJsonDoc(got.stdout).status === 'input_required') break;
+    assert.equal(got.code, 0, got.stderr);
+  }
+  const answer = await h.run(['answer', 'q1', '--answers', answersFile(h, { 'elicit-000000000000': accept({ interpretation: 'snake' }) })]);
+  assert.equal(answer.code, 5, `${answer.stdout}\n${answer.stderr}`);
+  assert.match(answer.stderr, /nothing was sent: the server says the task needs input but handed out no request to answer/);
+  assert.deepEqual(storedRecord(h, (r) => r.labels.job === 'q1').inputKeysAnswered, []);
 });
