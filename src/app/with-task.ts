@@ -11,7 +11,7 @@ import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
 import { sanitize } from '../output/sanitize.js';
-import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
+import { applySnapshot, isActivePhase, type VaultRecord } from '../vault/vault-record.js';
 import { CliError, usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
 import { refFor } from '../output/present.js';
@@ -64,14 +64,21 @@ export function storedTerminal(rec: VaultRecord): TaskSnapshot | undefined {
 
 export function taskScope(ctx: Context, session: TaskSession, vault: Vault, target: TaskTarget): TaskScope {
   const isoNow = () => new Date(ctx.now()).toISOString();
+  // 2025-11-25: requests an earlier process received for this task and nobody answered (never a key answered before).
+  const kept = target.record.session?.pendingInput?.filter((p) => !target.record.inputKeysAnswered.includes(p.key));
+  if (kept?.length) session.restoreInput?.(target.taskId, kept);
   const update = (change: (rec: VaultRecord) => void, persist = target.persisted) => {
-    const stored = persist ? vault.update(target.record.opId, change) : undefined;
+    const withSession = (rec: VaultRecord) => {
+      change(rec);
+      keepPendingInput(rec, session, target.taskId);
+    };
+    const stored = persist ? vault.update(target.record.opId, withSession) : undefined;
     if (stored) {
       // The vault re-read the record under its lock: that copy is the truth, memory follows it.
       const fresh = structuredClone(stored);
       for (const k of Object.keys(target.record) as Array<keyof VaultRecord>) delete target.record[k];
       Object.assign(target.record, fresh);
-    } else change(target.record);
+    } else withSession(target.record);
   };
   return {
     ctx,
@@ -111,6 +118,15 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       return { kind: 'lost', reason, ...(target.record.last ? { snapshot: target.record.last } : {}) };
     },
   };
+}
+
+/** The record's copy of the task's unanswered server requests follows the session's (same session only). */
+function keepPendingInput(rec: VaultRecord, session: TaskSession, taskId: string): void {
+  if (!rec.session || !taskId) return;
+  const now = session.resumeState(taskId);
+  if (!now || now.sessionId !== rec.session.sessionId) return;
+  if (now.pendingInput?.length) rec.session.pendingInput = now.pendingInput;
+  else delete rec.session.pendingInput;
 }
 
 /** Run `fn` in the scope; an unknown task ends the report there, other remote failures name the server. */
@@ -156,6 +172,48 @@ export async function openSessionFor(ctx: Context, target: TaskTarget, serveInpu
   }
 }
 
+/**
+ * Close a session at the end of a command. A 2025-11-25 HTTP session is also ended on the server
+ * (DELETE) once no record still needs it: none submitting, active or in doubt on that
+ * Mcp-Session-Id (their task lives there, or may). Otherwise it stays for the next command to rejoin.
+ */
+export async function closeSession(ctx: Context, vault: Vault, session: TaskSession, records: VaultRecord[] = []): Promise<void> {
+  try {
+    const sessionId = session.endSession ? session.resumeState()?.sessionId : undefined;
+    const endedBefore = records.some((r) => r.session?.sessionId === sessionId && r.session?.endedAt);
+    if (sessionId && !endedBefore && !sessionStillNeeded(vault, sessionId)) {
+      const ended = await session.endSession!().catch((err: unknown) => {
+        ctx.debug(`ending the server session of ${session.serverName}: ${String(err)}`);
+        return false;
+      });
+      if (ended) {
+        ctx.debug(`ended the server session of ${session.serverName} (no task in the vault needs it)`);
+        const at = new Date(ctx.now()).toISOString();
+        for (const r of records) {
+          if (r.session?.sessionId !== sessionId) continue;
+          try {
+            vault.update(r.opId, (x) => {
+              if (x.session?.sessionId === sessionId) x.session.endedAt = at;
+            });
+          } catch (err) {
+            ctx.debug(`could not note the ended session in the vault: ${String(err)}`);
+          }
+        }
+      }
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+function sessionStillNeeded(vault: Vault, sessionId: string): boolean {
+  try {
+    return vault.query({ listedByDefault: true, match: (r) => isActivePhase(r.phase) && r.session?.sessionId === sessionId }).length > 0;
+  } catch {
+    return true; // a vault we cannot read may hold a task that needs it
+  }
+}
+
 /** resolve → connect → run → close, for one task. */
 export async function withTask<T extends Outcome>(ctx: Context, ref: string, opts: TargetOptions, fn: (scope: TaskScope) => Promise<T>): Promise<T | TaskReport> {
   const { vault, target } = await resolveTarget(ctx, ref, opts);
@@ -170,7 +228,7 @@ export async function withTask<T extends Outcome>(ctx: Context, ref: string, opt
   try {
     return await inScope(scope, fn);
   } finally {
-    await session.close();
+    await closeSession(ctx, vault, session, target.persisted ? [target.record] : []);
   }
 }
 
@@ -220,6 +278,8 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
       }),
     );
   } finally {
-    for (const s of sessions.values()) await s.then((x) => x.close(), () => {});
+    const vault = resolved[0]?.vault;
+    const records = resolved.filter((r) => r.target.persisted).map((r) => r.target.record);
+    for (const s of sessions.values()) await s.then((x) => (vault ? closeSession(ctx, vault, x, records) : x.close()), () => {});
   }
 }

@@ -75,6 +75,8 @@ export interface Connection {
   respond(id: string | number, outcome: { result: unknown } | { error: { code: number; message: string } }): Promise<void>;
   /** Open the standalone GET stream where a resumed session has none yet (servers may send input there). */
   openStandaloneStream(): Promise<void>;
+  /** Streamable HTTP: end the session on the server (the SDK transport's DELETE with Mcp-Session-Id); a no-op without one. */
+  terminateSession(): Promise<void>;
 }
 
 export interface ConnectOptions {
@@ -522,6 +524,15 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       // resumeStream without an event id is a plain GET stream (no Last-Event-ID replay).
       const http = t as { resumeStream?: (lastEventId: string) => Promise<void> };
       if (entry.transport === 'http' && http.resumeStream) await http.resumeStream('').catch((e: unknown) => opts.debug?.(`standalone stream: ${String(e)}`));
+    },
+    async terminateSession() {
+      const http = t as { terminateSession?: () => Promise<void>; sessionId?: string };
+      if (entry.transport !== 'http' || !http.terminateSession || !http.sessionId) return;
+      try {
+        await http.terminateSession();
+      } catch (err) {
+        throw normalizeError(err, 'DELETE (end of session)', sdk);
+      }
     },
   };
 }

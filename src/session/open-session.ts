@@ -125,7 +125,11 @@ export async function probeServer(ctx: Context, entry: ServerEntry, opts: OpenOp
     ...(conn.legacyTasksAdvertised ? { legacyTasks: legacyTaskOffer(conn) } : {}),
     listTools: () => conn.listTools(),
     refusedTools: () => conn.refusedTools(),
-    close: () => conn.close(),
+    async close() {
+      // A 2025-11-25 session opened only to look at the server holds no task: end it (DELETE).
+      if (conn.era === 'legacy') await conn.terminateSession().catch((e: unknown) => ctx.debug(`ending the probe's session: ${String(e)}`));
+      await conn.close();
+    },
   };
 }
 

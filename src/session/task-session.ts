@@ -5,7 +5,7 @@ import type { RefusedTool, ToolInfo } from '../connection/connect.js';
 import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
 import { AuthRefusedError, RpcResponseError, TransportError, wasNotSent } from '../protocol/remote-errors.js';
 import { MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
-import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Principal } from '../tasks/principal.js';
 
 export type { ToolInfo, CallToolParams, ToolCallOutcome };
@@ -28,6 +28,19 @@ export interface RequestOptions {
 export interface SessionResume {
   protocolVersion: string;
   sessionId?: string;
+  /**
+   * 2025-11-25: server requests (input) this task received and nobody answered yet. The server
+   * hands each one out once (on a tasks/result stream) and then waits for a response to its
+   * JSON-RPC id, so a later process shows and answers it from here.
+   */
+  pendingInput?: StoredInputRequest[];
+}
+
+/** A server→client request kept for a later process: its key (as `--answers` uses it), JSON-RPC id and content. */
+export interface StoredInputRequest {
+  key: string;
+  requestId: string | number;
+  request: InputRequestSnapshot;
 }
 
 /** A page of the server's own task list (2025-11-25 `tasks/list`). */
@@ -43,8 +56,19 @@ export interface TaskSession {
   readonly serverInfo?: { name: string; version: string };
   /** Whether the server advertises tasks for tools/call on this generation. */
   readonly tasksAdvertised: boolean;
-  /** Undefined when nothing needs keeping (2026-07-28 has no session). */
-  resumeState(): SessionResume | undefined;
+  /**
+   * Undefined when nothing needs keeping (2026-07-28 has no session). With a taskId, it also
+   * carries the input requests that task received and nobody answered (`pendingInput`).
+   */
+  resumeState(taskId?: string): SessionResume | undefined;
+  /** 2025-11-25: take back requests an earlier process received for `taskId` (its record's `session.pendingInput`). */
+  restoreInput?(taskId: string, stored: StoredInputRequest[]): void;
+  /**
+   * 2025-11-25 over HTTP: end the server session (HTTP DELETE with its Mcp-Session-Id). Only
+   * when no task still needs it: the server forgets every task scoped to it. False when there
+   * was nothing to end (no session, or the server had ended it already).
+   */
+  endSession?(): Promise<boolean>;
   listTools(): Promise<ToolInfo[]>;
   /** Tools left out of listTools() because their declarations break a rule (x-mcp-header), with the reason. */
   refusedTools(): RefusedTool[];

@@ -64,7 +64,14 @@ export interface VaultRecord {
    * 2025-11-25: the server session the task was created in (Mcp-Session-Id and negotiated version),
    * rejoined by later commands because many servers scope tasks to it. Absent on 2026-07-28.
    */
-  session?: { protocolVersion: string; sessionId?: string };
+  session?: {
+    protocolVersion: string;
+    sessionId?: string;
+    /** Input requests the server handed out for this task and nobody answered yet (its JSON-RPC id kept to answer it later). */
+    pendingInput?: Array<{ key: string; requestId: string | number; request: { method: string; params?: Record<string, unknown> } }>;
+    /** When mcp-tasks ended the session on the server (HTTP DELETE), no task in the vault needing it any more. */
+    endedAt?: string;
+  };
   /** Why the record is lost or in doubt, in words. */
   reason?: string;
   /**

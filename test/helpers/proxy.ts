@@ -4,6 +4,8 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 
 export interface ProxiedRequest {
+  /** The HTTP method (POST, GET for a standalone stream, DELETE ending a session). */
+  method: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
 }
@@ -73,9 +75,10 @@ export function methodOf(body: Buffer): string | undefined {
  * - endless-sse: an event stream whose one `data:` line never ends (until the client goes away);
  * - silent: headers (an event stream) and then nothing, the socket held open;
  * - cut-mid-body: the start of the real answer, then the socket closed;
- * - oversized: a JSON answer of `bytes` bytes (chunked, no Content-Length).
+ * - oversized: a JSON answer of `bytes` bytes (chunked, no Content-Length);
+ * - dropped: no answer at all, the socket closed (the server has acted on the request).
  */
-export type HostileAnswer = { kind: 'endless-sse' } | { kind: 'silent' } | { kind: 'cut-mid-body' } | { kind: 'oversized'; bytes: number };
+export type HostileAnswer = { kind: 'endless-sse' } | { kind: 'silent' } | { kind: 'cut-mid-body' } | { kind: 'oversized'; bytes: number } | { kind: 'dropped' };
 
 function sendHostile(res: ServerResponse, answer: HostileAnswer, upstream: { status: number; body: Buffer }): void {
   switch (answer.kind) {
@@ -94,6 +97,9 @@ function sendHostile(res: ServerResponse, answer: HostileAnswer, upstream: { sta
     case 'silent':
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.flushHeaders();
+      return;
+    case 'dropped':
+      res.destroy();
       return;
     case 'cut-mid-body':
       res.writeHead(upstream.status, { 'content-type': 'application/json', 'content-length': String(upstream.body.length) });
@@ -131,7 +137,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const seen: ProxiedRequest = { headers: req.headers, body: Buffer.concat(chunks) };
+      const seen: ProxiedRequest = { method: req.method ?? 'GET', headers: req.headers, body: Buffer.concat(chunks) };
       const own = hooks.answer?.(seen);
       if (own === 'hold') return;
       if (own) {

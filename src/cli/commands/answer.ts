@@ -35,6 +35,10 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
       ...(opts.cancel ? { cancel: opts.cancel } : {}),
       ...(opts.again ? { again: opts.again } : {}),
     });
+    if (round.sent.length === 0 && Object.keys(pending).length === 0) {
+      // input_required, but no request to answer reached us (2025-11-25: none came on tasks/result in time): nothing was answered.
+      return report(target, { kind: 'needs-input', snapshot: before }, { notes: [`nothing was sent: the server says the task needs input but handed out no request to answer; try again shortly (\`${ctx.invocation} answer ${ref === '-' ? `- --server ${target.entry.name}` : ref}\`)`] });
+    }
     const relisted = round.sent.length === 0 ? relistedKeys(Object.keys(before.inputRequests ?? {}), target.record.inputKeysAnswered) : [];
     if (relisted.length > 0) {
       // Nothing new to answer: the server asks again for what it was given. Say so; exit 5.

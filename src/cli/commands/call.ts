@@ -8,6 +8,7 @@ import { ServerStore } from '../../servers/server-store.js';
 import { withServerName } from '../../app/remote-error.js';
 import { openSession, refusedToolError } from '../../session/open-session.js';
 import { newRecord, openVault } from '../../app/task-target.js';
+import { closeSession } from '../../app/with-task.js';
 import { submitOperation } from '../../app/submit.js';
 import { readAnswers } from '../../app/answering.js';
 import { finish } from '../finish.js';
@@ -28,6 +29,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   vault.prepare();
 
   const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined }));
+  const submitted: VaultRecord[] = [];
   try {
     return await withServerName(server, async () => {
       const tools = await untilInterrupted(ctx, server, toolsFor(ctx, entry, session, tool));
@@ -81,10 +83,11 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       if (resume) record.session = resume;
       // The intent is on disk before the request leaves: a crash from here on is recoverable.
       vault.put(record);
+      submitted.push(record);
       return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }));
     });
   } finally {
-    await session.close();
+    await closeSession(ctx, vault, session, submitted);
   }
 }
 

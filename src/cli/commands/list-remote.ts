@@ -7,6 +7,7 @@ import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import { toCliError } from '../../app/remote-error.js';
 import { openSession } from '../../session/open-session.js';
+import { closeSession } from '../../app/with-task.js';
 import { lostReasonOf, type SessionResume, type TaskSession } from '../../session/task-session.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { jsonLine, makeStyle, statusWord } from '../../output/render.js';
@@ -25,10 +26,15 @@ async function listAll(session: TaskSession, ctx: Context, into: Map<string, Tas
 
 export async function runListRemote(server: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(server);
+  const vault = openVault(ctx);
   const held = new Map<string, VaultRecord>();
-  for (const r of openVault(ctx).list()) if (r.server.name === server && r.taskId) held.set(r.taskId, r);
   const sessions = new Map<string, SessionResume>();
-  for (const r of held.values()) if (r.session?.sessionId) sessions.set(r.session.sessionId, r.session);
+  for (const r of vault.list()) {
+    if (r.server.name !== server) continue;
+    if (r.taskId) held.set(r.taskId, r);
+    // An in-doubt call's session too: the task it may have created is listed there.
+    if (r.session?.sessionId) sessions.set(r.session.sessionId, { protocolVersion: r.session.protocolVersion, sessionId: r.session.sessionId });
+  }
 
   const found = new Map<string, TaskSnapshot>();
   const fresh = await openSession(ctx, entry).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
@@ -44,7 +50,7 @@ export async function runListRemote(server: string, ctx: Context): Promise<numbe
     }
     await listAll(fresh, ctx, found).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
   } finally {
-    await fresh.close();
+    await closeSession(ctx, vault, fresh);
   }
   for (const resume of sessions.values()) {
     let session: TaskSession | undefined;
@@ -56,7 +62,7 @@ export async function runListRemote(server: string, ctx: Context): Promise<numbe
       if (lostReasonOf(err) === undefined) throw toCliError(err, server) ?? err;
       ctx.debug(`a stored session of ${server} has ended: ${lostReasonOf(err)}`);
     } finally {
-      await session?.close();
+      if (session) await closeSession(ctx, vault, session);
     }
   }
 

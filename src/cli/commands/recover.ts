@@ -6,7 +6,7 @@ import { safeJson } from '../../output/sanitize.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
-import { openSessionFor } from '../../app/with-task.js';
+import { closeSession, openSessionFor } from '../../app/with-task.js';
 import { submitOperation } from '../../app/submit.js';
 import { finish } from '../finish.js';
 import { jsonLine, makeStyle } from '../../output/render.js';
@@ -177,6 +177,6 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
     if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
     return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}), resubmission: true }));
   } finally {
-    await session.close();
+    await closeSession(ctx, vault, session, [rec]);
   }
 }

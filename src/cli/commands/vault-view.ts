@@ -144,12 +144,40 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
   return ExitCode.Ok;
 }
 
+/**
+ * What `show` says about a 2025-11-25 record's server session: the generation, that an
+ * Mcp-Session-Id is kept (its first characters only: it may act as a bearer), whether mcp-tasks
+ * has ended it, and the unanswered server requests kept with it. Null on 2026-07-28 (no session).
+ */
+function sessionView(r: VaultRecord): { generation: '2025-11-25'; protocolVersion: string; transport: 'http' | 'stdio'; sessionIdPrefix: string | null; state: 'kept' | 'ended' | 'process'; endedAt?: string; pendingInput: string[] } | null {
+  const s = r.session;
+  if (!s) return null;
+  const id = s.sessionId ? sanitize(s.sessionId, { singleLine: true }) : undefined;
+  return {
+    generation: '2025-11-25',
+    protocolVersion: s.protocolVersion,
+    transport: id ? 'http' : 'stdio',
+    sessionIdPrefix: id ? `${id.slice(0, 8)}…` : null,
+    state: !id ? 'process' : s.endedAt ? 'ended' : 'kept',
+    ...(s.endedAt ? { endedAt: s.endedAt } : {}),
+    pendingInput: (s.pendingInput ?? []).map((p) => p.key),
+  };
+}
+
+function describeSession(v: NonNullable<ReturnType<typeof sessionView>>): string {
+  const head = `${v.generation} (${sanitize(v.protocolVersion, { singleLine: true, maxLength: 40 })})`;
+  const pending = v.pendingInput.length ? `; ${v.pendingInput.length} unanswered server request(s) kept with it: ${v.pendingInput.map((k) => safeName(k, 80)).join(', ')}` : '';
+  if (v.state === 'process') return `${head} over stdio: the session is the server process, not kept${pending}`;
+  if (v.state === 'ended') return `${head}, Mcp-Session-Id ${v.sessionIdPrefix} ended by mcp-tasks at ${v.endedAt} (no task in the vault needed it)${pending}`;
+  return `${head}, Mcp-Session-Id ${v.sessionIdPrefix} kept (encrypted in the vault; later commands rejoin it)${pending}`;
+}
+
 export async function runShow(ref: string, ctx: Context): Promise<number> {
   const vault = openVault(ctx);
   const r = vault.resolve(ref);
   if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
   if (ctx.json) {
-    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, ...(r.principal ? { signedInAs: describePrincipal(r.principal) } : {}), submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}) }));
+    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, ...(r.principal ? { signedInAs: describePrincipal(r.principal) } : {}), submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}), session: sessionView(r) }));
     return ExitCode.Ok;
   }
   const st = makeStyle(ctx.color);
@@ -158,6 +186,8 @@ export async function runShow(ref: string, ctx: Context): Promise<number> {
   line('operation', `${r.operation.method} ${safeName(r.operation.name)} ${sanitize(safeJson(r.operation.arguments), { singleLine: true, maxLength: 2000 })}`);
   line('op id', r.opId);
   line('server', safeName(`${r.server.name} · ${describeIdentity(r.server.identity)}${r.server.protocolVersion ? ` · ${r.server.protocolVersion}` : ''}`, 1000));
+  const session = sessionView(r);
+  if (session) line('session', describeSession(session));
   if (r.server.serverInfo) line('server info', sanitize(`${r.server.serverInfo.name} ${r.server.serverInfo.version}`, { singleLine: true, maxLength: 120 }));
   const stored = Object.keys(r.auth.secrets ?? {});
   line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);

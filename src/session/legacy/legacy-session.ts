@@ -41,7 +41,7 @@ import { ProtocolViolationError, RpcResponseError, TransportError } from '../../
 import { readableTask, type CallToolParams, type CallToolResult, type ToolCallOutcome } from '../../protocol/task-wire.js';
 import type { ServerEntry } from '../../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../../tasks/task-snapshot.js';
-import type { RemoteTaskPage, RequestOptions, SessionResume, TaskSession } from '../task-session.js';
+import type { RemoteTaskPage, RequestOptions, SessionResume, StoredInputRequest, TaskSession } from '../task-session.js';
 import { INPUT_METHODS, inputRequestKey } from './input-keys.js';
 import { SessionEndedError, TaskRequiredError } from './legacy-errors.js';
 
@@ -77,6 +77,8 @@ interface PendingInput {
   callId?: number;
   requestId: string | number;
   request: InputRequestSnapshot;
+  /** Taken back from the vault (an earlier process received it), not received by this session. */
+  restored?: boolean;
 }
 
 /** A tools/call on its way: the server may ask for input before it answers. */
@@ -165,6 +167,8 @@ export class LegacyTaskSession implements TaskSession {
   private standaloneOpened = false;
   private openCall: OpenCall | undefined;
   private callSeq = 0;
+  /** The server answered that it no longer knows this session. */
+  private sessionEnded = false;
 
   constructor(private readonly conn: Connection, opts: LegacySessionOptions) {
     this.serverName = opts.serverName;
@@ -199,9 +203,29 @@ export class LegacyTaskSession implements TaskSession {
     return this.taskCaps;
   }
 
-  resumeState(): SessionResume {
+  resumeState(taskId?: string): SessionResume {
     const sessionId = this.conn.sessionId();
-    return { protocolVersion: this.protocolVersion, ...(sessionId ? { sessionId } : {}) };
+    const pendingInput: StoredInputRequest[] = [];
+    if (taskId !== undefined) for (const [key, p] of this.pending) if (p.taskId === taskId) pendingInput.push({ key, requestId: p.requestId, request: p.request });
+    return { protocolVersion: this.protocolVersion, ...(sessionId ? { sessionId } : {}), ...(pendingInput.length ? { pendingInput } : {}) };
+  }
+
+  /**
+   * Requests an earlier process received for this task on this session and left unanswered: the
+   * server will not hand them out again (its queue gave them away) but still waits for a response
+   * to their ids, so they are pending here as if just received. A re-delivery under the same id
+   * keeps its key (no duplicate), and a new request asking the same gets the next `-n` key.
+   */
+  restoreInput(taskId: string, stored: StoredInputRequest[]): void {
+    for (const s of stored) {
+      const idKey = `${typeof s.requestId}:${String(s.requestId)}`;
+      if (this.pending.has(s.key) || this.keyByRequestId.has(idKey)) continue;
+      this.keyByRequestId.set(idKey, s.key);
+      const base = inputRequestKey(s.request.method, s.request.params);
+      const n = s.key === base ? 1 : Number(s.key.slice(base.length + 1)) || 1;
+      this.repeats.set(base, Math.max(this.repeats.get(base) ?? 0, n));
+      this.pending.set(s.key, { taskId, requestId: s.requestId, request: s.request, restored: true });
+    }
   }
 
   async listTools(): Promise<ToolInfo[]> {
@@ -285,6 +309,8 @@ export class LegacyTaskSession implements TaskSession {
 
   async getTask(taskId: string, opts: RequestOptions = {}): Promise<TaskSnapshot> {
     let snapshot = await this.tasksGet(taskId, opts);
+    // The server moved on without the kept requests (answered elsewhere, or it gave up waiting).
+    if (snapshot.status !== 'input_required') this.dropRestoredFor(taskId);
     if (snapshot.status === 'input_required' && this.serveInput) {
       this.openResultStream(taskId);
       if (!this.hasPendingFor(taskId)) await this.waitUntil(() => this.hasPendingFor(taskId) || this.streams.get(taskId)?.settled !== undefined, this.inputWaitMs, opts.signal);
@@ -344,8 +370,19 @@ export class LegacyTaskSession implements TaskSession {
   async close(): Promise<void> {
     await this.dismissOpenCallInput();
     this.closing.abort();
-    // The session itself stays open on the server (no DELETE): another process may resume it.
+    // The session itself stays open on the server (no DELETE) unless endSession() ended it:
+    // another process may resume it for a task that lives there.
     await this.conn.close();
+  }
+
+  /** HTTP DELETE of the session (the caller knows no task still needs it); the server forgets its tasks. */
+  async endSession(): Promise<boolean> {
+    // Nothing to end: no session (stdio), or the server said it has ended already.
+    if (this.conn.sessionId() === undefined || this.sessionEnded) return false;
+    await this.dismissOpenCallInput();
+    this.closing.abort();
+    await this.conn.terminateSession();
+    return true;
   }
 
   /**
@@ -489,6 +526,10 @@ export class LegacyTaskSession implements TaskSession {
     for (const [key, p] of this.pending) if (p.callId === callId) this.pending.delete(key);
   }
 
+  private dropRestoredFor(taskId: string): void {
+    for (const [key, p] of this.pending) if (p.taskId === taskId && p.restored) this.pending.delete(key);
+  }
+
   private dropPendingFor(taskId: string): void {
     for (const [key, p] of this.pending) if (p.taskId === taskId) this.pending.delete(key);
   }
@@ -525,7 +566,10 @@ export class LegacyTaskSession implements TaskSession {
     try {
       return await fn();
     } catch (err) {
-      if (this.sessionGone(err)) throw new SessionEndedError(this.serverName);
+      if (this.sessionGone(err)) {
+        this.sessionEnded = true;
+        throw new SessionEndedError(this.serverName);
+      }
       throw err;
     }
   }
