@@ -66,9 +66,19 @@ export function listingCopy(rec: VaultRecord | ListedRecord): ListedRecord {
 }
 
 interface Snapshot {
-  base: Buffer;
+  /** The base, open. */
+  fd: number;
+  size: number;
   frozen?: Buffer;
   log?: Buffer;
+}
+
+export interface ListingView {
+  log: Map<string, ListedRecord | null>;
+  logBytes: number;
+  oldestFirst(): Generator<ListingEntry[] | undefined>;
+  newestFirst(): Generator<ListingEntry[] | undefined>;
+  close(): void;
 }
 
 const sameFile = (a: Stats | undefined, b: Stats | undefined) => (a === undefined) === (b === undefined) && (a === undefined || (a.ino === b!.ino && a.dev === b!.dev));
@@ -230,6 +240,11 @@ export class ListingIndex {
     return undefined;
   }
 
+  /** The log's size now (0 when there is none). */
+  logBytes(): number {
+    return statOrUndefined(this.logPath)?.size ?? 0;
+  }
+
   /** Hops with an intent (their writer may be live or dead). */
   intents(): Array<{ hop: string; pid: number; name: string }> {
     let names: string[];
@@ -249,8 +264,9 @@ export class ListingIndex {
   // -- readers --------------------------------------------------------------------------------
 
   /**
-   * Base, frozen log and log as one consistent view, or undefined when there is no usable base
-   * (never built, or damaged): then the caller rebuilds it from the record files.
+   * Base (kept open: its content never changes under an inode, it is only ever replaced whole),
+   * frozen log and log as one consistent view, or undefined when there is no usable base (never
+   * built, or damaged): then the caller rebuilds it from the record files.
    */
   private snapshot(): Snapshot | undefined {
     for (let attempt = 0; ; attempt++) {
@@ -258,18 +274,21 @@ export class ListingIndex {
       if (fdB === undefined) return undefined;
       const fdF = openOrUndefined(this.frozenPath);
       const fdL = openOrUndefined(this.logPath);
+      let keep = false;
       try {
         const statB = fstatSync(fdB);
         const statF = fdF === undefined ? undefined : fstatSync(fdF);
-        const snap: Snapshot = { base: readAll(fdB), ...(fdF !== undefined ? { frozen: readAll(fdF) } : {}), ...(fdL !== undefined ? { log: readAll(fdL) } : {}) };
+        const snap: Snapshot = { fd: fdB, size: statB.size, ...(fdF !== undefined ? { frozen: readAll(fdF) } : {}), ...(fdL !== undefined ? { log: readAll(fdL) } : {}) };
         // A compaction step (freeze, new base, unfreeze) between the opens and now changes one of
         // these two: read again, or the view could lack the frozen entries.
         if ((sameFile(statB, statOrUndefined(this.basePath)) && sameFile(statF, statOrUndefined(this.frozenPath))) || attempt >= 20) {
-          if (!snap.base.subarray(0, 4).equals(MAGIC)) return undefined;
+          const magic = Buffer.alloc(MAGIC.length);
+          if (readSync(fdB, magic, 0, MAGIC.length, 0) !== MAGIC.length || !magic.equals(MAGIC)) return undefined;
+          keep = true;
           return snap;
         }
       } finally {
-        closeSync(fdB);
+        if (!keep) closeSync(fdB);
         if (fdF !== undefined) closeSync(fdF);
         if (fdL !== undefined) closeSync(fdL);
       }
@@ -277,67 +296,67 @@ export class ListingIndex {
   }
 
   /** Log entries (frozen first), latest last. */
-  private logEntries(snap: Snapshot): ListingEntry[] {
+  private logEntries(bufs: Array<Buffer | undefined>): ListingEntry[] {
     const out: ListingEntry[] = [];
-    for (const buf of [snap.frozen, snap.log]) {
+    for (const buf of bufs) {
       if (!buf) continue;
       for (const p of this.frames('log', buf, 0)) if (Array.isArray(p)) out.push(...(p as ListingEntry[]));
     }
     return out;
   }
 
-  /** Base chunks, oldest first; undefined when a chunk fails its tag (the base is damaged). */
-  private baseChunks(buf: Buffer): ListingEntry[][] | undefined {
-    const out: ListingEntry[][] = [];
-    let off = MAGIC.length;
-    while (off < buf.length) {
-      const p = this.unframe('base', buf, off) as ListingEntry[] | undefined;
-      if (!Array.isArray(p)) return undefined;
-      out.push(p);
-      off += 8 + buf.readUInt32BE(off);
-    }
-    return out;
+  /** The base chunk framed at [start, start + 8 + len), read from the open base. */
+  private chunkAt(snap: Snapshot, start: number, len: number): ListingEntry[] | undefined {
+    if (start < MAGIC.length || start + 8 + len > snap.size || len < MIN_FRAME) return undefined;
+    const buf = Buffer.allocUnsafe(len + 8);
+    if (readSync(snap.fd, buf, 0, buf.length, start) !== buf.length) return undefined;
+    const p = this.unframe('base', buf, 0);
+    return Array.isArray(p) ? (p as ListingEntry[]) : undefined;
   }
 
-  /** Every entry: base then logs applied in order (removed records dropped). Undefined: no usable base. */
-  readAll(): { entries: Map<string, ListedRecord>; logBytes: number } | undefined {
-    const snap = this.snapshot();
-    if (!snap) return undefined;
-    const chunks = this.baseChunks(snap.base);
-    if (!chunks) return undefined;
-    const entries = new Map<string, ListedRecord>();
-    for (const chunk of chunks) for (const [hop, rec] of chunk) if (rec) entries.set(hop, rec);
-    for (const [hop, rec] of this.logEntries(snap)) {
-      if (rec) entries.set(hop, rec);
-      else entries.delete(hop);
-    }
-    return { entries, logBytes: (snap.log?.length ?? 0) + (snap.frozen?.length ?? 0) };
+  private u32At(snap: Snapshot, pos: number): number | undefined {
+    const b = Buffer.alloc(4);
+    return pos >= 0 && pos + 4 <= snap.size && readSync(snap.fd, b, 0, 4, pos) === 4 ? b.readUInt32BE(0) : undefined;
   }
 
   /**
-   * The logs' entries (latest per hop, null for removed) and a reader of base chunks newest first:
-   * what `list --limit` needs, without reading more of the base than it prints.
+   * Open the listing: the logs' entries (latest per hop, null for removed) and readers of the
+   * base's chunks, oldest first or newest first, each chunk read only when asked for (`list
+   * --limit` reads no more of the base than it prints). A damaged chunk reads as undefined.
+   * Undefined when there is no usable base. Close it when done.
    */
-  readNewest(): { log: Map<string, ListedRecord | null>; chunks: Generator<ListingEntry[] | undefined>; logBytes: number } | undefined {
+  open(): ListingView | undefined {
     const snap = this.snapshot();
     if (!snap) return undefined;
     const log = new Map<string, ListedRecord | null>();
-    for (const [hop, rec] of this.logEntries(snap)) log.set(hop, rec);
-    const base = snap.base;
-    const unframe = (off: number) => this.unframe('base', base, off) as ListingEntry[] | undefined;
-    function* chunks(): Generator<ListingEntry[] | undefined> {
-      let end = base.length;
-      while (end > MAGIC.length) {
-        if (end - 4 < MAGIC.length) return yield undefined;
-        const len = base.readUInt32BE(end - 4);
-        const start = end - 8 - len;
-        const p = start >= MAGIC.length ? unframe(start) : undefined;
-        if (!Array.isArray(p)) return yield undefined;
-        yield p;
-        end = start;
-      }
-    }
-    return { log, chunks: chunks(), logBytes: (snap.log?.length ?? 0) + (snap.frozen?.length ?? 0) };
+    for (const [hop, rec] of this.logEntries([snap.frozen, snap.log])) log.set(hop, rec);
+    const u32At = (pos: number) => this.u32At(snap, pos);
+    const chunkAt = (start: number, len: number) => this.chunkAt(snap, start, len);
+    return {
+      log,
+      logBytes: (snap.log?.length ?? 0) + (snap.frozen?.length ?? 0),
+      *oldestFirst() {
+        let off = MAGIC.length;
+        while (off < snap.size) {
+          const len = u32At(off);
+          const chunk = len === undefined ? undefined : chunkAt(off, len);
+          if (!chunk) return yield undefined;
+          yield chunk;
+          off += 8 + len!;
+        }
+      },
+      *newestFirst() {
+        let end = snap.size;
+        while (end > MAGIC.length) {
+          const len = u32At(end - 4);
+          const chunk = len === undefined ? undefined : chunkAt(end - 8 - len, len);
+          if (!chunk) return yield undefined;
+          yield chunk;
+          end -= 8 + len!;
+        }
+      },
+      close: () => closeSync(snap.fd),
+    };
   }
 
   // -- compaction -----------------------------------------------------------------------------
@@ -351,31 +370,23 @@ export class ListingIndex {
     // A frozen log left by a killed compactor is still unfolded: keep it and leave the log alone.
     if (!statOrUndefined(this.frozenPath) && statOrUndefined(this.logPath)) renameSync(this.logPath, this.frozenPath);
     const fromIndex = () => {
-      const fdB = openOrUndefined(this.basePath);
-      if (fdB === undefined) return undefined;
-      let base: Buffer;
+      const view = this.open();
+      if (!view) return undefined;
       try {
-        base = readAll(fdB);
-      } finally {
-        closeSync(fdB);
-      }
-      if (!base.subarray(0, 4).equals(MAGIC)) return undefined;
-      const chunks = this.baseChunks(base);
-      if (!chunks) return undefined;
-      const entries = new Map<string, ListedRecord>();
-      for (const chunk of chunks) for (const [hop, rec] of chunk) if (rec) entries.set(hop, rec);
-      const fdF = openOrUndefined(this.frozenPath);
-      if (fdF !== undefined) {
-        try {
-          for (const [hop, rec] of this.logEntries({ base, frozen: readAll(fdF) })) {
-            if (rec) entries.set(hop, rec);
-            else entries.delete(hop);
-          }
-        } finally {
-          closeSync(fdF);
+        const entries = new Map<string, ListedRecord>();
+        for (const chunk of view.oldestFirst()) {
+          if (!chunk) return undefined;
+          for (const [hop, rec] of chunk) if (rec) entries.set(hop, rec);
         }
+        // Frozen and live log: entries appended since the freeze are applied again by readers.
+        for (const [hop, rec] of view.log) {
+          if (rec) entries.set(hop, rec);
+          else entries.delete(hop);
+        }
+        return entries;
+      } finally {
+        view.close();
       }
-      return entries;
     };
     const live: Array<[string, ListedRecord]> = [];
     for (const [hop, rec] of source(fromIndex)) if (rec) live.push([hop, listingCopy(rec)]);

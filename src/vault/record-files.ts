@@ -18,7 +18,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } f
 import { closeSync, existsSync, fsync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
-import { COMPACT_LOG_BYTES, ListingIndex, listingCopy, type ListingEntry } from './listing-index.js';
+import { COMPACT_LOG_BYTES, ListingIndex, listingCopy, type ListingEntry, type ListingView } from './listing-index.js';
 import { isActivePhase, type ListedRecord, type VaultPhase, type VaultRecord } from './vault-record.js';
 
 const byCreatedAtThenOp = (a: ListedRecord, b: ListedRecord) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.opId < b.opId ? -1 : a.opId > b.opId ? 1 : 0);
@@ -260,8 +260,8 @@ export class RecordFiles {
    * `syncAll` (bulk callers sync them in parallel: one journal commit serves many), then linked;
    * one listing frame carries them all. A linked record is always complete.
    */
-  createMany(records: VaultRecord[], syncAll: (fds: number[]) => void): boolean[];
   createMany(records: VaultRecord[], syncAll: (fds: number[]) => Promise<void>): Promise<boolean[]>;
+  createMany(records: VaultRecord[], syncAll: (fds: number[]) => void): boolean[];
   createMany(records: VaultRecord[], syncAll: (fds: number[]) => void | Promise<void>): boolean[] | Promise<boolean[]> {
     const hops = records.map((r) => this.hop(r.opId));
     const intents: string[] = [];
@@ -371,6 +371,7 @@ export class RecordFiles {
         if (indexed) return indexed.entries();
         return this.recordHops().map((hop): ListingEntry => [hop, this.readOrNull(hop)]);
       });
+    this.listing.init(); // a store from before the listing has no x/ to hold the lock
     try {
       withLockAt(this.listing.lockPath, run, { timeoutMs: wait ? 120_000 : 0, staleMs: 600_000 });
     } catch (err) {
@@ -412,63 +413,94 @@ export class RecordFiles {
     }
   }
 
+  /** The listing, open; rebuilt from the record files first when it has no usable base. */
+  private openListing(): ListingView {
+    let view = this.listing.open();
+    if (!view) {
+      this.compact(true, true);
+      view = this.listing.open();
+      if (!view) throw new RecordCorruptError(join(this.dir, 'x', 'base'));
+    }
+    return view;
+  }
+
   /**
-   * Every record, from the listing (oldest first). The record files' names are read too: a
-   * record the listing lacks is read from its file (many of them: the listing is rebuilt), an
-   * entry whose file is gone is dropped.
+   * Every record `keep` accepts, from the listing, oldest first, handed to `each` one at a time
+   * (at 100,000 records, holding them all costs more in GC than reading them). Records with an
+   * intent are read from their files and win over the listing.
    */
-  listAll(keep: (r: ListedRecord) => boolean): ListedRecord[] {
+  eachListed(keep: (r: ListedRecord) => boolean, each: (r: ListedRecord) => void): void {
     const intents = this.intentRecords();
-    let all = this.listing.readAll();
-    if (!all) {
+    let last: ListedRecord | undefined;
+    const emit = (r: ListedRecord) => {
+      last = r;
+      each(r);
+    };
+    for (let attempt = 0; ; attempt++) {
+      const view = this.openListing();
+      let damaged = false;
+      try {
+        const overrides = view.log;
+        for (const [hop, rec] of intents) overrides.set(hop, rec);
+        // Log and intent records merge into the base's creation order.
+        const after = (r: ListedRecord) => !last || byCreatedAtThenOp(r, last) > 0;
+        const extra = [...overrides.values()].filter((r): r is ListedRecord => r !== null && keep(r) && after(r)).sort(byCreatedAtThenOp);
+        let k = 0;
+        for (const chunk of view.oldestFirst()) {
+          if (!chunk) {
+            damaged = true;
+            break;
+          }
+          for (const [hop, rec] of chunk) {
+            if (!rec || overrides.has(hop) || !keep(rec) || !after(rec)) continue;
+            while (k < extra.length && byCreatedAtThenOp(extra[k]!, rec) <= 0) emit(extra[k++]!);
+            emit(rec);
+          }
+        }
+        if (!damaged) {
+          while (k < extra.length) emit(extra[k++]!);
+          if (view.logBytes > COMPACT_LOG_BYTES) this.compact(false);
+          return;
+        }
+      } finally {
+        view.close();
+      }
+      // A damaged chunk: rebuild from the record files, then go on after the last row handed out.
+      if (attempt > 0) throw new RecordCorruptError(join(this.dir, 'x', 'base'));
       this.compact(true, true);
-      all = this.listing.readAll();
-      if (!all) throw new RecordCorruptError(join(this.dir, 'x', 'base'));
     }
-    const { entries } = all;
-    const present = this.recordHops();
-    const onDisk = new Set(present);
-    for (const hop of entries.keys()) if (!onDisk.has(hop)) entries.delete(hop);
-    const missing = present.filter((h) => !entries.has(h) && !intents.has(h));
-    if (missing.length > 256) {
-      // Written by something that did not keep the listing (an older mcp-tasks): rebuild it.
-      this.compact(true, true);
-      return this.listAll(keep);
-    }
-    for (const hop of missing) intents.set(hop, listed(this.read(hop)));
-    for (const [hop, rec] of intents) {
-      if (rec) entries.set(hop, rec);
-      else entries.delete(hop);
-    }
-    if (all.logBytes > COMPACT_LOG_BYTES / 8) this.compact(false);
+  }
+
+  /** eachListed, collected. */
+  listAll(keep: (r: ListedRecord) => boolean): ListedRecord[] {
     const out: ListedRecord[] = [];
-    for (const rec of entries.values()) if (keep(rec)) out.push(rec);
-    return out.sort(byCreatedAtThenOp);
+    this.eachListed(keep, (r) => out.push(r));
+    return out;
   }
 
   /** The `limit` most recently created records `keep` accepts (oldest first): reads the log and the base from its end. */
   listNewest(limit: number, keep: (r: ListedRecord) => boolean): ListedRecord[] {
     const intents = this.intentRecords();
-    let view = this.listing.readNewest();
-    if (!view) {
-      this.compact(true, true);
-      view = this.listing.readNewest();
-      if (!view) throw new RecordCorruptError(join(this.dir, 'x', 'base'));
-    }
-    const overrides = view.log;
-    for (const [hop, rec] of intents) overrides.set(hop, rec);
+    const view = this.openListing();
     const picked: ListedRecord[] = [];
-    for (const rec of overrides.values()) if (rec && keep(rec)) picked.push(rec);
-    const newerThan = (at: string) => picked.filter((r) => r.createdAt > at).length;
-    for (const chunk of view.chunks) {
-      if (!chunk) {
-        // A damaged base: rebuild it, then answer from the new one.
-        this.compact(true, true);
-        return this.listNewest(limit, keep);
+    try {
+      const overrides = view.log;
+      for (const [hop, rec] of intents) overrides.set(hop, rec);
+      for (const rec of overrides.values()) if (rec && keep(rec)) picked.push(rec);
+      const newerThan = (at: string) => picked.filter((r) => r.createdAt > at).length;
+      for (const chunk of view.newestFirst()) {
+        if (!chunk) {
+          // A damaged base: rebuild it, then answer from the new one.
+          view.close();
+          this.compact(true, true);
+          return this.listNewest(limit, keep);
+        }
+        for (const [hop, rec] of chunk) if (rec && !overrides.has(hop) && keep(rec)) picked.push(rec);
+        // Everything older lies in the chunks still unread: stop once enough rows are newer.
+        if (chunk.length && newerThan(chunk[0]![1]!.createdAt) >= limit) break;
       }
-      for (const [hop, rec] of chunk) if (rec && !overrides.has(hop) && keep(rec)) picked.push(rec);
-      // Everything older lies in the chunks still unread: stop once enough rows are newer.
-      if (chunk.length && newerThan(chunk[0]![1]!.createdAt) >= limit) break;
+    } finally {
+      try { view.close(); } catch { /* closed for the rebuild */ }
     }
     // Only rows that still have a record file (a few stats: the rows printed).
     return picked

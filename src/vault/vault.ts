@@ -15,6 +15,7 @@ import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_
 import { byCreatedAt, typeableRef, type ListedRecord, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
+import { COMPACT_LOG_BYTES } from './listing-index.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
 
@@ -321,6 +322,17 @@ export class Vault {
     );
   }
 
+  /** listing() without --limit, one row at a time, oldest first (nothing is held: `list --all --json` at 100,000 records). */
+  eachListed(q: Omit<ListingQuery, 'limit'>, each: (r: ListedRecord) => void): void {
+    timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return;
+        files.eachListed((r) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r)), each);
+      }),
+    );
+  }
+
   get(opId: string): VaultRecord | undefined {
     return timed(() =>
       this.guard(() => {
@@ -398,7 +410,7 @@ export class Vault {
   /**
    * merge() for many records (`import`, `node scripts/bench.mjs seed`): the same checks and the
    * same files, but each batch's record files are synced in parallel (one journal commit serves
-   * many) and the listing gets one frame per batch, then is folded once at the end.
+   * many) and the listing gets one frame per batch, then is folded once at the end if it grew long.
    */
   async bulkInsert(records: VaultRecord[]): Promise<number> {
     const t = performance.now();
@@ -414,7 +426,7 @@ export class Vault {
             added += (await files.createMany(batch, fsyncAll)).filter(Boolean).length;
           }
         });
-        files.compact(false, true);
+        if (files.listing.logBytes() > COMPACT_LOG_BYTES) files.compact(false, true);
         return added;
       });
     } finally {
