@@ -2,7 +2,7 @@
 //
 //   node scripts/bench.mjs                  the full bench (BENCH_RUNS=15 runs each, medians)
 //   node scripts/bench.mjs seed <home> <n>  add n synthetic records to the vault at <home>, keeping
-//                                           what is there (through the project's own Vault.merge)
+//                                           what is there (through the project's own Vault.bulkInsert)
 //
 // Wall time is measured around each child process; peak memory is the OS's: GNU time's %M
 // (ru_maxrss from wait4, in the parent) where /usr/bin/time is GNU time, else the child's own
@@ -52,19 +52,15 @@ function syntheticRecords(n, url, startMs) {
   return out;
 }
 
-/** Add n records to the vault at `home` in batches (the vault's own merge: encrypted, hinted, fsynced). */
+/**
+ * Add n records to the vault at `home` through the vault's own bulk insert (encrypted, hinted,
+ * each batch's files synced together, one listing frame per batch, the listing folded at the end).
+ */
 async function seed(home, n, url = 'http://127.0.0.1:9/mcp', env = process.env) {
   const { Vault } = await import(pathToFileURL(join(root, 'build/src/vault/vault.js')).href);
   const vault = new Vault(resolve(home), env, (t) => process.stderr.write(`mcp-tasks: ${t}\n`));
-  const BATCH = 1000;
-  let added = 0;
   // Older than anything there: seeded history lies behind the records a bench then creates.
-  const start = Date.now() - 1000;
-  for (let done = 0; done < n; done += BATCH) {
-    const k = Math.min(BATCH, n - done);
-    added += vault.merge(syntheticRecords(k, url, start - (n - done - k) * 60_000));
-  }
-  return added;
+  return vault.bulkInsert(syntheticRecords(n, url, Date.now() - 1000));
 }
 
 if (process.argv[2] === 'seed') {

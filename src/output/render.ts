@@ -3,7 +3,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { TaskStatus } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
-import { isLostOrInDoubt, UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
+import { isLostOrInDoubt, UNKNOWN_OPERATION, type ListedRecord, type VaultRecord } from '../vault/vault-record.js';
 import { safeJson, safeName, sanitize, shortenIdsIn } from './sanitize.js';
 
 export interface Style {
@@ -57,7 +57,7 @@ export interface TaskJson {
   phase?: string;
 }
 
-export function taskJson(rec: VaultRecord, snapshot?: TaskSnapshot): TaskJson {
+export function taskJson(rec: ListedRecord, snapshot?: TaskSnapshot): TaskJson {
   const s = snapshot ?? (rec.last ? { ...rec.last, ...(rec.result ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) } : undefined);
   const out: TaskJson = {
     taskId: rec.taskId ?? s?.taskId ?? null,

@@ -7,6 +7,7 @@
 //   <store>/a/<created>.<hop>          the record is listed by default (active, in doubt, lost)
 //   <store>/l/<hop>.lock               per-record lock for read-modify-write of that record
 //   <store>/t/                         temp files of atomic writes
+//   <store>/x/, <store>/p/             the sealed listing and its intents (see listing-index.ts)
 //
 // Hints are a superset: written before the record, removed after it, and every hit is checked
 // against the decrypted record, so a writer killed between the two steps leaves at most a stale
@@ -14,20 +15,41 @@
 // or result in clear; file names are keyed hashes (HMAC with a key derived from the vault key)
 // and times, which the file system's own timestamps show anyway.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { syncDirectory, writeFileAtomic } from '../fs/atomic-file.js';
-import { isActivePhase, type VaultPhase, type VaultRecord } from './vault-record.js';
+import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
+import { COMPACT_LOG_BYTES, ListingIndex, listingCopy, type ListingEntry, type ListingView } from './listing-index.js';
+import { isActivePhase, type ListedRecord, type VaultPhase, type VaultRecord } from './vault-record.js';
+
+const byCreatedAtThenOp = (a: ListedRecord, b: ListedRecord) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.opId < b.opId ? -1 : a.opId > b.opId ? 1 : 0);
+
+const listed = (rec: VaultRecord | undefined): ListedRecord | null => (rec ? listingCopy(rec) : null);
+
+function syncDirectoryAsync(dir: string): Promise<void> {
+  return new Promise((resolve) => {
+    let fd: number;
+    try {
+      fd = openSync(dir, 'r');
+    } catch {
+      return resolve();
+    }
+    fsync(fd, () => {
+      closeSync(fd);
+      resolve();
+    });
+  });
+}
 
 export interface StoreKeys {
   record: Buffer;
   index: Buffer;
+  listing: Buffer;
 }
 
 /** Both keys come from the vault key; the store id makes them differ per store. */
 export function deriveStoreKeys(vaultKey: Buffer, storeId: string): StoreKeys {
   const k = (info: string) => Buffer.from(hkdfSync('sha256', vaultKey, Buffer.from(`mcp-tasks-vault-store:${storeId}`), info, 32));
-  return { record: k('record-v2'), index: k('index-v2') };
+  return { record: k('record-v2'), index: k('index-v2'), listing: k('listing-v1') };
 }
 
 const MAGIC = Buffer.from('MTR2');
@@ -48,7 +70,11 @@ export class RecordFiles {
   /** Directories created or changed by a bulk write, synced once at its end. */
   private pending?: Set<string>;
 
-  constructor(readonly dir: string, private readonly keys: StoreKeys) {}
+  readonly listing: ListingIndex;
+
+  constructor(readonly dir: string, private readonly keys: StoreKeys) {
+    this.listing = new ListingIndex(join(dir, 'x'), join(dir, 'p'), keys.listing);
+  }
 
   private hash(kind: string, value: string, len: number): string {
     return createHmac('sha256', this.keys.index).update(`${kind}\0${value}`).digest('base64url').slice(0, len);
@@ -70,6 +96,7 @@ export class RecordFiles {
   /** Create the store's directories (0700). */
   init(): void {
     for (const d of ['', 'r', 'i', 'o', 'a', 'l', 't']) mkdirSync(join(this.dir, d), { recursive: true, mode: 0o700 });
+    this.listing.init();
   }
 
   // -- sealing ------------------------------------------------------------------------------
@@ -166,31 +193,43 @@ export class RecordFiles {
     return this.open(bytes, hop);
   }
 
-  /** Hints first, then the record (atomic replace), then hints it no longer needs. */
+  /**
+   * Intent, hints, the record (atomic replace), its listing frame, then hints it no longer needs
+   * and the intent. Returns the listing log's size when this write should fold it (see compact).
+   */
   write(rec: VaultRecord, hop = this.hop(rec.opId)): void {
+    const intent = this.listing.begin(hop);
     this.writeHints(rec, hop);
-    writeFileAtomic(this.recordPath(hop), this.seal(rec, hop), 0o600, { tmpDir: join(this.dir, 't'), syncDir: this.pending === undefined });
-    this.pending?.add(join(this.dir, 'r'));
+    writeFileAtomic(this.recordPath(hop), this.seal(rec, hop), 0o600, { tmpDir: join(this.dir, 't'), syncDir: false });
+    const logBytes = this.listing.append([[hop, rec]]);
+    // After the append, so the directory sync makes the frame durable with the rename.
+    if (this.pending) this.pending.add(join(this.dir, 'r'));
+    else syncDirectory(join(this.dir, 'r'));
     if (!listedByDefault(rec.phase)) rmSync(join(this.dir, 'a', this.orderName(rec, hop)[1]), { force: true });
+    if (logBytes !== undefined) this.listing.end(intent);
+    // Fold a long log into the base, but never while a task-creating request is about to go out.
+    if (logBytes !== undefined && logBytes > COMPACT_LOG_BYTES && rec.phase !== 'submitting' && !this.pending) this.compact(false);
   }
 
-  /**
-   * Create the record only if there is none under its name, without a lock: the sealed bytes go
-   * to a temp file (fsynced) that is hard-linked into place, which fails if the name exists.
-   * False when a record was already there (its hints may now include this one's: harmless).
-   */
-  create(rec: VaultRecord, hop = this.hop(rec.opId)): boolean {
-    this.writeHints(rec, hop);
+  /** Seal `rec` into a new temp file (not yet synced): the first half of a create. */
+  private stage(rec: VaultRecord, hop: string, sync: boolean): { tmp: string; fd: number } {
     const tmp = join(this.dir, 't', `.${hop}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     const bytes = this.seal(rec, hop);
     const fd = openSync(tmp, 'wx', 0o600);
     try {
       let off = 0;
       while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-      fsyncSync(fd);
-    } finally {
+      if (sync) fsyncSync(fd);
+    } catch (err) {
       closeSync(fd);
+      rmSync(tmp, { force: true });
+      throw err;
     }
+    return { tmp, fd };
+  }
+
+  /** Link a synced temp file into place; false when a record was already there. */
+  private commit(tmp: string, hop: string): boolean {
     try {
       linkSync(tmp, this.recordPath(hop));
     } catch (err) {
@@ -204,15 +243,78 @@ export class RecordFiles {
     } finally {
       rmSync(tmp, { force: true });
     }
-    if (this.pending) this.pending.add(join(this.dir, 'r'));
-    else syncDirectory(join(this.dir, 'r'));
     return true;
+  }
+
+  /**
+   * Create the record only if there is none under its name, without a lock: the sealed bytes go
+   * to a temp file (fsynced) that is hard-linked into place, which fails if the name exists.
+   * False when a record was already there (its hints may now include this one's: harmless).
+   */
+  create(rec: VaultRecord): boolean {
+    return this.createMany([rec], (fds) => fds.forEach((fd) => fsyncSync(fd)))[0] === true;
+  }
+
+  /**
+   * create() for many records at once: every temp file is written first, then all are synced by
+   * `syncAll` (bulk callers sync them in parallel: one journal commit serves many), then linked;
+   * one listing frame carries them all. A linked record is always complete.
+   */
+  createMany(records: VaultRecord[], syncAll: (fds: number[]) => Promise<void>): Promise<boolean[]>;
+  createMany(records: VaultRecord[], syncAll: (fds: number[]) => void): boolean[];
+  createMany(records: VaultRecord[], syncAll: (fds: number[]) => void | Promise<void>): boolean[] | Promise<boolean[]> {
+    const hops = records.map((r) => this.hop(r.opId));
+    const intents: string[] = [];
+    const staged: Array<{ tmp: string; fd: number }> = [];
+    const abort = () => {
+      for (const s of staged) {
+        try { closeSync(s.fd); } catch { /* closed already */ }
+        rmSync(s.tmp, { force: true });
+      }
+    };
+    try {
+      records.forEach((rec, i) => {
+        intents.push(this.listing.begin(hops[i]!));
+        this.writeHints(rec, hops[i]!);
+        staged.push(this.stage(rec, hops[i]!, false));
+      });
+    } catch (err) {
+      abort();
+      throw err;
+    }
+    const finish = (): boolean[] => {
+      for (const s of staged) closeSync(s.fd);
+      const created = staged.map((s, i) => this.commit(s.tmp, hops[i]!));
+      const entries: ListingEntry[] = records.flatMap((rec, i): ListingEntry[] => (created[i] ? [[hops[i]!, rec]] : []));
+      const appended = entries.length === 0 || this.listing.append(entries) !== undefined;
+      if (this.pending) this.pending.add(join(this.dir, 'r'));
+      else syncDirectory(join(this.dir, 'r'));
+      if (appended) for (const intent of intents) this.listing.end(intent);
+      return created;
+    };
+    let synced: void | Promise<void>;
+    try {
+      synced = syncAll(staged.map((s) => s.fd));
+    } catch (err) {
+      abort();
+      throw err;
+    }
+    if (synced instanceof Promise) {
+      return synced.then(finish, (err: unknown) => {
+        abort();
+        throw err;
+      });
+    }
+    return finish();
   }
 
   /** The record first, then its hints (a stale hint is harmless, a missing one is not). */
   delete(rec: VaultRecord, hop = this.hop(rec.opId)): void {
+    const intent = this.listing.begin(hop);
     unlinkSync(this.recordPath(hop));
+    const appended = this.listing.append([[hop, null]]) !== undefined;
     syncDirectory(join(this.dir, 'r'));
+    if (appended) this.listing.end(intent);
     const [bucket, name] = this.orderName(rec, hop);
     rmSync(join(this.dir, 'a', name), { force: true });
     rmSync(join(this.dir, 'o', bucket, name), { force: true });
@@ -225,10 +327,186 @@ export class RecordFiles {
     try {
       return fn();
     } finally {
+      this.flushPending();
+    }
+  }
+
+  /** bulk() for an async body: directories are synced in parallel at the end. */
+  async bulkAsync<T>(fn: () => Promise<T>): Promise<T> {
+    this.pending = new Set();
+    try {
+      return await fn();
+    } finally {
       const dirs = this.pending;
       this.pending = undefined;
-      for (const d of dirs) syncDirectory(d);
+      await Promise.all([...dirs].map((d) => syncDirectoryAsync(d)));
     }
+  }
+
+  private flushPending(): void {
+    const dirs = this.pending ?? new Set<string>();
+    this.pending = undefined;
+    for (const d of dirs) syncDirectory(d);
+  }
+
+  // -- the listing ------------------------------------------------------------------------------
+
+  /** Hops of every record file (names only: one directory read). */
+  private recordHops(): string[] {
+    try {
+      return readdirSync(join(this.dir, 'r')).filter((n) => !n.includes('.'));
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * Fold the log into a new base (or, with `fromRecords` or no usable base, rebuild it from the
+   * record files). Skipped when another process is at it, unless `wait` (a reader that needs it).
+   */
+  compact(fromRecords: boolean, wait = false): void {
+    const run = () =>
+      this.listing.rebuild((fromIndex) => {
+        const indexed = fromRecords ? undefined : fromIndex();
+        if (indexed) return indexed.entries();
+        return this.recordHops().map((hop): ListingEntry => [hop, this.readOrNull(hop)]);
+      });
+    this.listing.init(); // a store from before the listing has no x/ to hold the lock
+    try {
+      withLockAt(this.listing.lockPath, run, { timeoutMs: wait ? 120_000 : 0, staleMs: 600_000 });
+    } catch (err) {
+      if (!(err instanceof LockTimeoutError) || wait) throw err;
+    }
+  }
+
+  private readOrNull(hop: string): VaultRecord | null {
+    try {
+      return this.read(hop) ?? null;
+    } catch (err) {
+      if (err instanceof RecordCorruptError) return null; // left for get/show to report
+      throw err;
+    }
+  }
+
+  /** Records with an intent (a write in flight or killed), read from their files: they win. */
+  private intentRecords(): Map<string, ListedRecord | null> {
+    const out = new Map<string, ListedRecord | null>();
+    for (const { hop } of this.listing.intents()) if (!out.has(hop)) out.set(hop, listed(this.read(hop)));
+    return out;
+  }
+
+  /** Intents of killed writers: fold their record's state into the listing, then drop them. */
+  repairIntents(alive: (pid: number) => boolean): void {
+    for (const it of this.listing.intents()) {
+      if (it.pid === process.pid || alive(it.pid)) continue;
+      try {
+        withLockAt(
+          this.lockPath(it.hop),
+          () => {
+            if (this.listing.append([[it.hop, this.readOrNull(it.hop)]]) !== undefined) this.listing.end(it.name);
+          },
+          { timeoutMs: 0 },
+        );
+      } catch (err) {
+        if (!(err instanceof LockTimeoutError)) throw err;
+      }
+    }
+  }
+
+  /** The listing, open; rebuilt from the record files first when it has no usable base. */
+  private openListing(): ListingView {
+    let view = this.listing.open();
+    if (!view) {
+      this.compact(true, true);
+      view = this.listing.open();
+      if (!view) throw new RecordCorruptError(join(this.dir, 'x', 'base'));
+    }
+    return view;
+  }
+
+  /**
+   * Every record `keep` accepts, from the listing, oldest first, handed to `each` one at a time
+   * (at 100,000 records, holding them all costs more in GC than reading them). Records with an
+   * intent are read from their files and win over the listing.
+   */
+  eachListed(keep: (r: ListedRecord) => boolean, each: (r: ListedRecord) => void): void {
+    const intents = this.intentRecords();
+    let last: ListedRecord | undefined;
+    const emit = (r: ListedRecord) => {
+      last = r;
+      each(r);
+    };
+    for (let attempt = 0; ; attempt++) {
+      const view = this.openListing();
+      let damaged = false;
+      try {
+        const overrides = view.log;
+        for (const [hop, rec] of intents) overrides.set(hop, rec);
+        // Log and intent records merge into the base's creation order.
+        const after = (r: ListedRecord) => !last || byCreatedAtThenOp(r, last) > 0;
+        const extra = [...overrides.values()].filter((r): r is ListedRecord => r !== null && keep(r) && after(r)).sort(byCreatedAtThenOp);
+        let k = 0;
+        for (const chunk of view.oldestFirst()) {
+          if (!chunk) {
+            damaged = true;
+            break;
+          }
+          for (const [hop, rec] of chunk) {
+            if (!rec || overrides.has(hop) || !keep(rec) || !after(rec)) continue;
+            while (k < extra.length && byCreatedAtThenOp(extra[k]!, rec) <= 0) emit(extra[k++]!);
+            emit(rec);
+          }
+        }
+        if (!damaged) {
+          while (k < extra.length) emit(extra[k++]!);
+          if (view.logBytes > COMPACT_LOG_BYTES) this.compact(false);
+          return;
+        }
+      } finally {
+        view.close();
+      }
+      // A damaged chunk: rebuild from the record files, then go on after the last row handed out.
+      if (attempt > 0) throw new RecordCorruptError(join(this.dir, 'x', 'base'));
+      this.compact(true, true);
+    }
+  }
+
+  /** eachListed, collected. */
+  listAll(keep: (r: ListedRecord) => boolean): ListedRecord[] {
+    const out: ListedRecord[] = [];
+    this.eachListed(keep, (r) => out.push(r));
+    return out;
+  }
+
+  /** The `limit` most recently created records `keep` accepts (oldest first): reads the log and the base from its end. */
+  listNewest(limit: number, keep: (r: ListedRecord) => boolean): ListedRecord[] {
+    const intents = this.intentRecords();
+    const view = this.openListing();
+    const picked: ListedRecord[] = [];
+    try {
+      const overrides = view.log;
+      for (const [hop, rec] of intents) overrides.set(hop, rec);
+      for (const rec of overrides.values()) if (rec && keep(rec)) picked.push(rec);
+      const newerThan = (at: string) => picked.filter((r) => r.createdAt > at).length;
+      for (const chunk of view.newestFirst()) {
+        if (!chunk) {
+          // A damaged base: rebuild it, then answer from the new one.
+          view.close();
+          this.compact(true, true);
+          return this.listNewest(limit, keep);
+        }
+        for (const [hop, rec] of chunk) if (rec && !overrides.has(hop) && keep(rec)) picked.push(rec);
+        // Everything older lies in the chunks still unread: stop once enough rows are newer.
+        if (chunk.length && newerThan(chunk[0]![1]!.createdAt) >= limit) break;
+      }
+    } finally {
+      try { view.close(); } catch { /* closed for the rebuild */ }
+    }
+    // Only rows that still have a record file (a few stats: the rows printed).
+    return picked
+      .sort(byCreatedAtThenOp)
+      .slice(-limit)
+      .filter((r) => existsSync(this.recordPath(this.hop(r.opId))));
   }
 
   /** Records a hint of `kind` for `value` points at, read and checked by `accept`. */

@@ -86,6 +86,15 @@ export interface VaultRecord {
   updatedAt: string;
 }
 
+/**
+ * What `list` prints and filters on, as the sealed listing keeps it (listing-index.ts): a record
+ * without its auth, history, input keys, session and server identity.
+ */
+export type ListedRecord = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'last' | 'result' | 'error' | 'labels' | 'reason' | 'resolution' | 'createdAt' | 'updatedAt'> & {
+  server: Pick<VaultRecord['server'], 'name'>;
+  operation: Pick<VaultRecord['operation'], 'method' | 'name' | 'arguments'>;
+};
+
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
 const TERMINAL = new Set<string>(['completed', 'failed', 'cancelled']);
 

@@ -5,16 +5,17 @@
 // lock for a read-modify-write of that record. vault.json is written once, when the vault is
 // created or upgraded from the single-document format, and otherwise only read: a vault we cannot
 // open is left byte for byte as it was and reported (exit 9) with the safe next step.
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, fsync, fsyncSync, readFileSync } from 'node:fs';
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { CliError } from '../errors.js';
 import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
-import { byCreatedAt, typeableRef, type VaultRecord } from './vault-record.js';
+import { byCreatedAt, typeableRef, type ListedRecord, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
+import { COMPACT_LOG_BYTES } from './listing-index.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
 
@@ -51,7 +52,21 @@ export interface VaultQuery {
   limit?: number;
 }
 
+export interface ListingQuery {
+  /** Only records `list` shows without --all (active, submitting, in doubt, lost). */
+  listedByDefault?: boolean;
+  match?: (r: ListedRecord) => boolean;
+  /** At most this many: the most recently created ones. */
+  limit?: number;
+}
+
 const alive = (pid: number) => systemProcessProbe(pid) !== undefined;
+
+/** Records per batch of a bulk insert: written, then synced together, then linked. */
+const BULK_BATCH = 512;
+
+/** fsync many files at once on the thread pool: the file system commits them together. */
+const fsyncAll = (fds: number[]) => Promise.all(fds.map((fd) => new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve()))))).then(() => undefined);
 
 export class Vault {
   private files?: RecordFiles;
@@ -150,6 +165,7 @@ export class Vault {
     const manifest: Manifest = { layout: 'record-files', store: randomBytes(8).toString('hex') };
     const files = this.storeOf(key, manifest);
     files.init();
+    files.listing.createEmpty();
     this.writeManifest(key, source, manifest);
     return files;
   }
@@ -179,8 +195,19 @@ export class Vault {
     for (const r of records) {
       if (!isDeepStrictEqual(files.read(files.hop(r.opId)), r)) throw new Error(`the upgraded copy of record ${r.opId.slice(0, 8)} does not read back equal`);
     }
+    files.compact(true, true);
     this.writeManifest(key, sealed.key, manifest);
     return files;
+  }
+
+  private async guardAsync<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      return this.guard(() => {
+        throw err;
+      });
+    }
   }
 
   /** Turn lock, key and file-system failures into one-line vault errors. */
@@ -213,12 +240,17 @@ export class Vault {
 
   /** Run `fn` on one record under its own lock (nothing else is locked). */
   private withRecord<T>(files: RecordFiles, opId: string, fn: (hop: string) => T): T {
-    if (!this.cleaned) {
-      this.cleaned = true;
-      files.removeDeadTemps(alive);
-    }
+    this.cleanOnce(files);
     const hop = files.hop(opId);
     return withLockAt(files.lockPath(hop), () => fn(hop));
+  }
+
+  /** Once per process, before its first write: leftovers of killed writers. */
+  private cleanOnce(files: RecordFiles): void {
+    if (this.cleaned) return;
+    this.cleaned = true;
+    files.removeDeadTemps(alive);
+    files.repairIntents(alive);
   }
 
   /** A submitting record names the process sending it, so recover can tell when it is gone. */
@@ -274,6 +306,33 @@ export class Vault {
     );
   }
 
+  /**
+   * What `list` shows, from the sealed listing (listing-index.ts): a few large reads instead of
+   * one file per record. For display only, never to decide a write (those read the record).
+   */
+  listing(q: ListingQuery): ListedRecord[] {
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return [];
+        const keep = (r: ListedRecord) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r));
+        if (q.limit !== undefined) return q.limit <= 0 ? [] : files.listNewest(q.limit, keep);
+        return files.listAll(keep);
+      }),
+    );
+  }
+
+  /** listing() without --limit, one row at a time, oldest first (nothing is held: `list --all --json` at 100,000 records). */
+  eachListed(q: Omit<ListingQuery, 'limit'>, each: (r: ListedRecord) => void): void {
+    timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return;
+        files.eachListed((r) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r)), each);
+      }),
+    );
+  }
+
   get(opId: string): VaultRecord | undefined {
     return timed(() =>
       this.guard(() => {
@@ -313,27 +372,66 @@ export class Vault {
     );
   }
 
+  /** Records of `records` to insert: not present yet by opId, nor by (server, taskId). */
+  private fresh(files: RecordFiles, records: VaultRecord[], handles: Set<string>): VaultRecord[] {
+    const out: VaultRecord[] = [];
+    const ops = new Set<string>();
+    for (const r of records) {
+      const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
+      if ((handle && handles.has(handle)) || ops.has(r.opId)) continue;
+      if (r.taskId && files.lookup('task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
+      if (handle) handles.add(handle);
+      ops.add(r.opId);
+      out.push(r);
+    }
+    return out;
+  }
+
   /** Insert records whose opId, and (server, taskId), are not present yet; returns how many were added. */
   merge(records: VaultRecord[]): number {
     return timed(() =>
       this.guard(() => {
         const files = this.store(true)!;
-        let added = 0;
+        this.cleanOnce(files);
         const handles = new Set<string>();
+        let added = 0;
         files.bulk(() => {
-          for (const r of records) {
-            const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
-            if (handle && handles.has(handle)) continue;
-            if (r.taskId && files.lookup('task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
+          for (let i = 0; i < records.length; i += BULK_BATCH) {
             // Create-if-absent is atomic on its own (a hard link): no lock needed.
-            if (!files.create(r)) continue;
-            if (handle) handles.add(handle);
-            added++;
+            const batch = this.fresh(files, records.slice(i, i + BULK_BATCH), handles);
+            added += files.createMany(batch, (fds) => fds.forEach((fd) => fsyncSync(fd))).filter(Boolean).length;
           }
         });
         return added;
       }),
     );
+  }
+
+  /**
+   * merge() for many records (`import`, `node scripts/bench.mjs seed`): the same checks and the
+   * same files, but each batch's record files are synced in parallel (one journal commit serves
+   * many) and the listing gets one frame per batch, then is folded once at the end if it grew long.
+   */
+  async bulkInsert(records: VaultRecord[]): Promise<number> {
+    const t = performance.now();
+    try {
+      return await this.guardAsync(async () => {
+        const files = this.store(true)!;
+        this.cleanOnce(files);
+        const handles = new Set<string>();
+        let added = 0;
+        await files.bulkAsync(async () => {
+          for (let i = 0; i < records.length; i += BULK_BATCH) {
+            const batch = this.fresh(files, records.slice(i, i + BULK_BATCH), handles);
+            added += (await files.createMany(batch, fsyncAll)).filter(Boolean).length;
+          }
+        });
+        if (files.listing.logBytes() > COMPACT_LOG_BYTES) files.compact(false, true);
+        return added;
+      });
+    } finally {
+      vaultTiming.ms += performance.now() - t;
+    }
   }
 
   remove(opIds: string[]): number {

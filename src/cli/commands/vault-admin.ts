@@ -103,7 +103,7 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
     return { ...r, auth };
   });
   const vault = openVault(ctx);
-  const added = vault.merge(records);
+  const added = await vault.bulkInsert(records);
   // Handles are bound to server identities: say which ones this machine cannot reach as-is.
   const servers = new ServerStore(ctx.home);
   const warnings: string[] = [];

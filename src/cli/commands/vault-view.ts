@@ -9,7 +9,7 @@ import { LIST_STATUSES } from '../choices.js';
 import { didYouMean } from '../did-you-mean.js';
 import { isPlainId, safeJson, safeName, sanitize, shortenIdsIn } from '../../output/sanitize.js';
 import { describeIdentity } from '../../servers/server-entry.js';
-import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
+import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type ListedRecord, type VaultRecord } from '../../vault/vault-record.js';
 import { parseLabels } from '../duration.js';
 import { asInvoked } from '../../invocation.js';
 
@@ -24,16 +24,20 @@ export interface ListOptions {
   refresh?: boolean;
 }
 
-const statusOf = (r: VaultRecord) => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
+const statusOf = (r: ListedRecord) => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
 
-export function filterRecords(records: VaultRecord[], opts: ListOptions): VaultRecord[] {
-  const labels = parseLabels(opts.label);
-  return records
-    .filter((r) => opts.all || opts.status || isActivePhase(r.phase) || r.phase === 'lost')
-    .filter((r) => !opts.server || r.server.name === opts.server)
-    .filter((r) => !opts.status || statusOf(r) === opts.status || r.phase === opts.status)
-    .filter((r) => Object.entries(labels).every(([k, v]) => r.labels[k] === v))
-    .sort(byCreatedAt);
+/** The filters of `list` as one predicate (labels parsed once). */
+export function recordFilter(opts: ListOptions): (r: ListedRecord) => boolean {
+  const labels = Object.entries(parseLabels(opts.label));
+  return (r) =>
+    Boolean(opts.all || opts.status || isActivePhase(r.phase) || r.phase === 'lost') &&
+    (!opts.server || r.server.name === opts.server) &&
+    (!opts.status || statusOf(r) === opts.status || r.phase === opts.status) &&
+    labels.every(([k, v]) => r.labels[k] === v);
+}
+
+export function filterRecords<R extends ListedRecord>(records: R[], opts: ListOptions): R[] {
+  return records.filter(recordFilter(opts)).sort(byCreatedAt);
 }
 
 /** "3m ago", as people read ages; a time ahead of this clock (another machine's) is "just now". */
@@ -102,10 +106,35 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
   if (opts.status !== undefined && !(LIST_STATUSES as readonly string[]).includes(opts.status)) {
     throw new CliError('usage', `--status "${opts.status}" is not a status or phase${didYouMean(opts.status, LIST_STATUSES)}`, `Use one of ${LIST_STATUSES.map((x) => (x.includes(' ') ? `"${x}"` : x)).join(', ')}.`);
   }
-  // Only records the default view shows are read from their own hints; --limit stops early.
-  let records = filterRecords(openVault(ctx).query({ listedByDefault: !opts.all && !opts.status, ...(opts.limit !== undefined ? { limit: opts.limit, match: (r) => filterRecords([r], opts).length === 1 } : {}) }), opts);
+  const vault = openVault(ctx);
+  const match = recordFilter(opts);
+  const listedByDefault = !opts.all && !opts.status;
+  const limit = opts.limit !== undefined ? { limit: opts.limit } : {};
+  if (ctx.json && opts.limit === undefined && !opts.refresh) {
+    // Streamed from the sealed listing, row by row: at 100,000 records, holding every row costs
+    // more in GC than reading them. The same bytes as one JSON array.
+    let pending = '[';
+    let first = true;
+    vault.eachListed({ listedByDefault, match }, (r) => {
+      pending += (first ? '' : ',') + safeJson(Object.assign(taskJson(r), { opId: r.opId, phase: r.phase }));
+      first = false;
+      if (pending.length > 1 << 20) {
+        ctx.stdout.write(pending);
+        pending = '';
+      }
+    });
+    ctx.stdout.write(pending + ']\n');
+    return ExitCode.Ok;
+  }
+  let records: ListedRecord[];
   let seen = new Map<string, Refreshed>();
-  if (opts.refresh) ({ records, seen } = await refreshRecords(ctx, records));
+  if (opts.refresh) {
+    // --refresh polls and writes records: it reads them from their files, not from the listing.
+    ({ records, seen } = await refreshRecords(ctx, filterRecords(vault.query({ listedByDefault, ...limit, match }), opts)));
+  } else {
+    // From the sealed listing (a few large reads); --limit reads it from the newest end and stops early.
+    records = vault.listing({ listedByDefault, match, ...limit }).sort(byCreatedAt);
+  }
   if (ctx.json) {
     ctx.stdout.write(jsonLine(records.map((r) => Object.assign(taskJson(r), { opId: r.opId, phase: r.phase }))));
     return ExitCode.Ok;
@@ -121,9 +150,9 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
     return ExitCode.Ok;
   }
   const now = ctx.now();
-  const labelsOf = (r: VaultRecord) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
+  const labelsOf = (r: ListedRecord) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
   /** A live-looking status is only what was last seen: say when, unless it was polled just now. */
-  const seenNote = (r: VaultRecord): string | undefined => {
+  const seenNote = (r: ListedRecord): string | undefined => {
     if (r.phase !== 'active' || !r.last) return undefined;
     const s = seen.get(r.opId);
     if (s?.polled) return 'polled now';
