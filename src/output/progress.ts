@@ -103,7 +103,6 @@ export function reflowsOnResize(env: NodeJS.ProcessEnv): boolean {
     ['iTerm.app', 'Apple_Terminal', 'WezTerm', 'vscode'].includes(env.TERM_PROGRAM ?? '');
 }
 
-// eslint-disable-next-line no-control-regex
 const stripStyle = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
 export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean; createdAt?: string } = {}): Promise<Progress> {

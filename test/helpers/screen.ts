@@ -5,7 +5,7 @@
 
 /** Columns of one character, as a terminal counts them (its own rule, independent of the code under test). */
 const displayWidth = (ch: string): number =>
-  /\p{Mn}|\p{Me}|[\u200b-\u200d\ufe0f]/u.test(ch) ? 0 : /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{1f300}-\u{1faff}\u{20000}-\u{3fffd}]/u.test(ch) ? 2 : 1;
+  /\p{Mn}|\p{Me}|\u200b|\u200c|\u200d|\ufe0f/u.test(ch) ? 0 : /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{1f300}-\u{1faff}\u{20000}-\u{3fffd}]/u.test(ch) ? 2 : 1;
 
 const TOKEN = /\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|\x1b.|[\s\S]/gu;
 
