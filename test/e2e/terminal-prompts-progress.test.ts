@@ -147,7 +147,7 @@ describe('prompts, spinner and watch in a real terminal', { concurrency: 2 }, ()
     // A third task that only ends when the test says so (a cancel), while a prompt is open.
     const long = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=600', '--detach', '--label', 'job=long']);
     assert.equal(long.code, 0, long.stderr);
-    const pty = spawnPty(['watch', '--active'], { home: h.dir });
+    const pty = spawnPty(['watch', '--active'], { home: h.dir, timeoutMs: 180_000 });
     try {
       const firstAsk = await pty.waitFor(/Input request "(confirm|approval)"/);
       const firstKey = /"(\w+)"/.exec(firstAsk)![1]!;
@@ -160,8 +160,9 @@ describe('prompts, spinner and watch in a real terminal', { concurrency: 2 }, ()
       void pty.done.finally(() => (closed = true)).catch(() => {});
       const c = await h.run(['cancel', 'long']);
       assert.equal(c.code, 0, c.stderr);
-      const seen = await demo.count('tasks/get');
-      while (!closed && (await demo.count('tasks/get')) < seen + 1) await sleep(200);
+      // The watch records what it observes: once the vault holds the cancel, the watch has seen it.
+      const observed = async () => (await allRecords(h)).find((r) => r.labels.job === 'long')?.status === 'cancelled';
+      while (!closed && !(await observed())) await sleep(300);
       assert.ok(!closed, pty.text());
       const during = pty.text().slice(openedAt);
       assert.doesNotMatch(during, /Input request/, `a second prompt opened while the first was open\n${during}`);
