@@ -160,7 +160,7 @@ describe('prompts, spinner and watch in a real terminal', { concurrency: 2 }, ()
       void pty.done.finally(() => (closed = true)).catch(() => {});
       const c = await h.run(['cancel', 'long']);
       assert.equal(c.code, 0, c.stderr);
-      // The watch records what it observes: once the vault holds the cancel, the watch has seen it.
+      // Wait until the task's end is in the vault (the cancelled state, which the watch observes on its next poll).
       const observed = async () => (await allRecords(h)).find((r) => r.labels.job === 'long')?.status === 'cancelled';
       while (!closed && !(await observed())) await sleep(300);
       assert.ok(!closed, pty.text());
