@@ -61,6 +61,11 @@ export interface Context {
   prompter: Prompter;
   /** One person, one prompt at a time: several watched tasks asking at once take turns. */
   promptTurn<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Output from outside the prompt's turn (other tasks' progress and results): run now, or held
+   * while a prompt turn is open and run, in order, when it ends.
+   */
+  whenNoPrompt(write: () => void): void;
   /** The command as the user invoked it (`npx mcp-tasks`, `mcp-tasks`, `node …/mcp-tasks.js`): every printed command starts with it. */
   readonly invocation: string;
 }
@@ -133,6 +138,8 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
   };
   let stdinText: string | undefined;
   let promptQueue: Promise<unknown> = Promise.resolve();
+  let promptOpen = false;
+  const held: Array<() => void> = [];
   let invocation: string | undefined;
   return {
     // Looked up only when a hint is printed (it may stat PATH entries).
@@ -163,9 +170,21 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
     interrupt: io.interrupt,
     prompter: io.prompter ?? inquirerPrompter(io.stderr),
     promptTurn: <T>(fn: () => Promise<T>): Promise<T> => {
-      const turn = promptQueue.then(fn);
+      const turn = promptQueue.then(async () => {
+        promptOpen = true;
+        try {
+          return await fn();
+        } finally {
+          promptOpen = false;
+          for (const write of held.splice(0)) write();
+        }
+      });
       promptQueue = turn.catch(() => undefined);
       return turn;
+    },
+    whenNoPrompt: (write) => {
+      if (promptOpen) held.push(write);
+      else write();
     },
   };
 }

@@ -132,6 +132,8 @@ export function inputHandler(scope: TaskScope, src: AnswerSource) {
     return scope.ctx.promptTurn(() => handle(s));
   };
   async function handle(s: { inputRequests?: Record<string, InputRequestSnapshot> }): Promise<'answered' | 'stop'> {
+    // A turn that comes up after Ctrl-C opens no prompt: the watch is ending.
+    if (scope.ctx.interrupt.aborted) return 'stop';
     // Without a person or a file, configured roots can still be sent; anything else stops with exit 5.
     const round = await answerTaskRound(scope, s.inputRequests ?? {}, src);
     if (round.sent.length > 0) return 'answered';

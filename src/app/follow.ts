@@ -46,7 +46,8 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
   const label = `${target.record.operation.name} on ${target.record.server.name}`;
   const retry = opts.retry ?? retryPolicyFrom(ctx.env);
   const stuckAfterMs = stuckPeriodFrom(ctx.env);
-  const progress = await startProgress(ctx, label, { multi: opts.multi ?? false });
+  const createdAt = opts.initial?.createdAt ?? target.record.last?.createdAt;
+  const progress = await startProgress(ctx, label, { multi: opts.multi ?? false, ...(createdAt ? { createdAt } : {}) });
   try {
     const end = await pollUntil({
       taskId: target.taskId,
@@ -69,9 +70,9 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
         }
       },
       onRetry: (n) => {
-        const wait = n.delayMs < 1000 ? `${n.delayMs} ms` : `${Math.ceil(n.delayMs / 1000)} s`;
         // of 0: the server asked us to back off (HTTP 429), which is not a failure to count.
-        progress.note(n.of === 0 ? `${sanitize(n.reason, { singleLine: true, maxLength: 200 })}; asking again in ${wait}` : `server unreachable (${n.reason}); retry ${n.attempt}/${n.of} in ${wait}`);
+        const why = sanitize(n.reason, { singleLine: true, maxLength: 200 });
+        progress.retry(n.of === 0 ? why : `server unreachable (${why}); retry ${n.attempt}/${n.of}`, ctx.now() + n.delayMs);
       },
       onClamp: (c) => ctx.debug(c.why === 'ttl' ? `the server asks to wait ${c.askedMs} ms between polls; waiting ${c.usedMs} ms, until the task's ttlMs runs out` : `the server asks to wait ${c.askedMs} ms between polls; waiting the minimum ${c.usedMs} ms`),
       ...(opts.onInputRequired

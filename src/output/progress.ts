@@ -9,6 +9,8 @@ export interface Progress {
   update(s: TaskSnapshot): void;
   /** A transient remark on the spinner line (cleared by the next update); a line of its own without a spinner. */
   note(text: string): void;
+  /** A wait before the next request (HTTP 429, backoff): "asking again in N s: <text>", counting down until `atMs`. */
+  retry(text: string, atMs: number): void;
   /** A line that stays: printed above the spinner, which carries on below it. */
   say(text: string): void;
   /** Stop the spinner before other output (prompts, the final state); the next update restarts it. */
@@ -20,63 +22,187 @@ const elapsed = (ms: number) => {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 };
 
-export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean } = {}): Promise<Progress> {
+/** Columns a string takes on a terminal: wide (East Asian, emoji) characters count two, combining marks none. */
+export function displayWidth(text: string): number {
+  let w = 0;
+  for (const ch of text) w += charWidth(ch);
+  return w;
+}
+
+const charWidth = (ch: string): number => {
+  if (/\p{Mn}|\p{Me}|\u200b|\u200d|\ufe0f/u.test(ch)) return 0;
+  const cp = ch.codePointAt(0)!;
+  const wide =
+    /\p{Extended_Pictographic}/u.test(ch) && cp > 0x2000 ||
+    (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x20000 && cp <= 0x3fffd);
+  return wide ? 2 : 1;
+};
+
+/** Cut `text` to at most `width` columns, marking the cut with "…". */
+export function fitWidth(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (displayWidth(text) <= width) return text;
+  let out = '';
+  let w = 0;
+  for (const ch of text) {
+    const cw = charWidth(ch);
+    if (w + cw > width - 1) break;
+    out += ch;
+    w += cw;
+  }
+  return `${out}…`;
+}
+
+/** The pieces of a spinner line, plain; `spinnerLine` fits them to the terminal, least important cut first. */
+export interface SpinnerParts {
+  /** "generate_report on demo" */
+  label: string;
+  /** "working" */
+  status: string;
+  /** The server's status message (sanitised, one line). */
+  message: string;
+  /** The task's age, "3m12s". */
+  age: string;
+  /** A transient remark: a retry countdown. */
+  extra: string;
+}
+
+/**
+ * A spinner line that never wraps (a wrapped line cannot be redrawn in place): within `width`
+ * columns, the status message shrinks first, then the remark, then the label; the status and
+ * the age go last.
+ */
+export function spinnerLine(p: SpinnerParts, width: number): SpinnerParts {
+  const w = displayWidth;
+  const total = (q: SpinnerParts) =>
+    (q.label ? w(q.label) + 2 : 0) + w(q.status) + (q.message ? 3 + w(q.message) : 0) + (q.age ? 3 + w(q.age) : 0) + (q.extra ? 1 + w(q.extra) : 0);
+  const q = { ...p };
+  const over = () => total(q) - width;
+  if (over() > 0) {
+    const room = w(q.message) - over();
+    q.message = room >= 4 ? fitWidth(q.message, room) : '';
+  }
+  if (over() > 0) {
+    const room = w(q.extra) - over();
+    q.extra = room >= 6 ? fitWidth(q.extra, room) : '';
+  }
+  if (over() > 0) {
+    const room = w(q.label) - over();
+    q.label = room >= 4 ? fitWidth(q.label, room) : '';
+  }
+  if (over() > 0) q.age = '';
+  if (over() > 0) q.status = fitWidth(q.status, width);
+  return q;
+}
+
+/** Terminals known to rewrap their lines when resized (tmux, VTE, iTerm2, Terminal.app, kitty, WezTerm, Windows Terminal, Konsole, Alacritty, VS Code). */
+export function reflowsOnResize(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.TMUX || env.VTE_VERSION || env.KITTY_WINDOW_ID || env.WT_SESSION || env.KONSOLE_VERSION || env.ALACRITTY_WINDOW_ID || env.WEZTERM_PANE) ||
+    ['iTerm.app', 'Apple_Terminal', 'WezTerm', 'vscode'].includes(env.TERM_PROGRAM ?? '');
+}
+
+const stripStyle = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean; createdAt?: string } = {}): Promise<Progress> {
   const st = makeStyle(ctx.color);
   const started = ctx.now();
-  // A spinner line must fit the terminal (a wrapped line cannot be redrawn in place); log lines
-  // in CI get a fixed, generous cap instead.
+  label = sanitize(label, { singleLine: true, maxLength: 300 });
+  // Log lines in CI get a fixed, generous cap; the spinner line is fitted to the terminal as drawn.
   const spinning = !ctx.json && ctx.terminal.isTTY && !opts.multi && !ctx.env.CI;
-  const room = spinning ? Math.max(20, ctx.terminal.columns() - label.length - 40) : 300;
+  const room = 300;
+  const messageOf = (s: TaskSnapshot) => (s.statusMessage ? shortenIdsIn(sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 }), [s.taskId]) : '');
   const describe = (s: TaskSnapshot) => {
     const head = `${label}: ${statusWord(s.status, st, s.result?.isError === true)}`;
-    if (!s.statusMessage) return head;
-    const msg = shortenIdsIn(sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 }), [s.taskId]);
+    const msg = messageOf(s);
+    if (!msg) return head;
     return `${head} · ${msg.length > room ? `${msg.slice(0, room - 1)}…` : msg}`;
   };
 
   // --json: stdout carries the documents, so no progress; a line that must stay still goes to stderr.
-  if (ctx.json) return { update() {}, note() {}, say: (t) => ctx.stderr.write(`mcp-tasks: ${t}\n`), stop() {} };
+  if (ctx.json) return { update() {}, note() {}, retry() {}, say: (t) => ctx.stderr.write(`mcp-tasks: ${t}\n`), stop() {} };
 
   if (!spinning) {
     let lastLine = '';
+    // Several tasks share the terminal: while one of them holds a prompt, the others' lines wait
+    // (a line printed into an open prompt is garbled, or erased by its next redraw).
+    const line = (text: string) => ctx.whenNoPrompt(() => ctx.stderr.write(`${text}\n`));
     return {
       update(s) {
-        const line = describe(s);
-        if (line !== lastLine) ctx.stderr.write(`[${elapsed(ctx.now() - started)}] ${line}\n`);
-        lastLine = line;
+        const text = describe(s);
+        if (text !== lastLine) line(`[${elapsed(ctx.now() - started)}] ${text}`);
+        lastLine = text;
       },
-      note(text) {
-        ctx.stderr.write(`${text}\n`);
+      note: line,
+      retry(text, atMs) {
+        const ms = Math.max(0, atMs - ctx.now());
+        line(`${text}; asking again in ${ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`}`);
       },
-      say(text) {
-        ctx.stderr.write(`${text}\n`);
-      },
+      say: line,
       stop() {},
     };
   }
 
+  // The timer shows the task's age (from its createdAt), not how long this command has watched it.
+  let createdAtMs = Date.parse(opts.createdAt ?? '');
+  const age = () => elapsed(ctx.now() - (Number.isFinite(createdAtMs) ? createdAtMs : started));
   const { default: ora } = await import('ora');
-  const spinner = ora({ stream: ctx.terminal.stream, color: ctx.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start(`${label}: asking the server`);
-  let text = `${label}: waiting`;
-  let extra = '';
+  const spinner = ora({ stream: ctx.terminal.stream, color: ctx.color ? 'cyan' : false, isEnabled: true, discardStdin: false });
+  let status = 'asking the server';
+  let statusColored = status;
+  let message = '';
+  let remark: (() => string) | undefined;
   const paint = () => {
-    spinner.text = `${text} ${st.c.gray(`(${elapsed(ctx.now() - started)})`)}${extra ? ` ${st.c.yellow(extra)}` : ''}`;
+    // The frame and its space take two columns; one more is left free so the line never touches the edge.
+    const fit = spinnerLine({ label, status, message, age: age(), extra: remark?.() ?? '' }, Math.max(10, ctx.terminal.columns() - 3));
+    const statusText = fit.status === status ? statusColored : fit.status;
+    spinner.text = `${fit.label ? `${fit.label}: ` : ''}${statusText}${fit.message ? ` · ${fit.message}` : ''}${fit.age ? ` ${st.c.gray(`(${fit.age})`)}` : ''}${fit.extra ? ` ${st.c.yellow(fit.extra)}` : ''}`;
   };
-  let tick: NodeJS.Timeout | undefined = setInterval(paint, 1000);
-  tick.unref();
+  let drawnColumns = ctx.terminal.columns();
+  const onResize = () => {
+    const columns = ctx.terminal.columns();
+    // A terminal that reflows on resize has already wrapped the old, wider line over several
+    // rows: those rows are the spinner's, and are cleared before it is drawn again at the new width.
+    // (Elsewhere the rows above belong to earlier output and are left alone.)
+    const rows = Math.ceil((2 + displayWidth(stripStyle(spinner.text))) / Math.max(1, columns)) - 1;
+    if (columns < drawnColumns && rows > 0 && reflowsOnResize(ctx.env)) ctx.terminal.stream.write(`\r\x1b[2K${'\x1b[1A\x1b[2K'.repeat(rows)}`);
+    drawnColumns = columns;
+    paint();
+    spinner.render();
+  };
+  let tick: NodeJS.Timeout | undefined;
+  const run = () => {
+    if (tick) return;
+    paint();
+    spinner.start();
+    tick = setInterval(paint, 1000);
+    tick.unref();
+    ctx.terminal.stream.on('resize', onResize);
+  };
+  run();
   return {
     update(s) {
-      text = describe(s);
-      extra = '';
-      if (!tick) {
-        spinner.start();
-        tick = setInterval(paint, 1000);
-        tick.unref();
-      }
+      status = statusWord(s.status, makeStyle(false), s.result?.isError === true);
+      statusColored = statusWord(s.status, st, s.result?.isError === true);
+      message = messageOf(s);
+      const created = Date.parse(s.createdAt);
+      if (Number.isFinite(created)) createdAtMs = created;
+      remark = undefined;
+      run();
       paint();
     },
     note(t) {
-      extra = t;
+      remark = () => t;
+      paint();
+    },
+    retry(t, atMs) {
+      // Counts down on every repaint (once a second) until the next update clears it.
+      remark = () => {
+        const left = atMs - ctx.now();
+        // The countdown leads, so a narrow terminal cuts the reason, not the count.
+        return `${left > 0 ? `asking again in ${Math.ceil(left / 1000)} s` : 'asking again now'}: ${t}`;
+      };
       paint();
     },
     say(t) {
@@ -87,6 +213,7 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
     stop() {
       if (tick) clearInterval(tick);
       tick = undefined;
+      ctx.terminal.stream.removeListener('resize', onResize);
       spinner.stop();
     },
   };

@@ -41,11 +41,50 @@ function multiChoices(f: Field): Array<{ name: string; value: unknown }> {
   return choicesFor(items);
 }
 
+/** The person refused the whole request from inside a field's question. */
+type Refusal = { refused: 'decline' | 'cancel' };
+const isRefusal = (v: unknown): v is Refusal => typeof v === 'object' && v !== null && 'refused' in v;
+const REFUSE_VALUE = '\0mcp-tasks:refuse:';
+
+/** Decline and cancel, offered after the server's question, as its last choices. */
+function refusalChoices(): Array<{ name: string; value: string; description: string }> {
+  return [
+    { name: 'Decline', value: `${REFUSE_VALUE}decline`, description: 'refuse to provide this information (sent to the server as a decline)' },
+    { name: 'Cancel', value: `${REFUSE_VALUE}cancel`, description: 'dismiss without choosing (sent to the server as a cancel)' },
+  ];
+}
+const refusalOf = (v: unknown): Refusal | undefined =>
+  typeof v === 'string' && v.startsWith(REFUSE_VALUE) ? { refused: v.slice(REFUSE_VALUE.length) as Refusal['refused'] } : undefined;
+
+/**
+ * A required free-text or number field left empty: the way to decline or cancel a form that
+ * has no choices of its own, asked after the field's question.
+ */
+async function emptyRequired(ask: AskContext, title: string): Promise<Refusal | undefined> {
+  const choice = await ask.prompter.select(`${title} is required`, [
+    { name: 'Answer it', value: 'answer', description: 'back to the question' },
+    ...refusalChoices(),
+  ], { default: 'answer' });
+  return refusalOf(choice);
+}
+
+/** Does asking this field offer decline and cancel (as choices, or on an empty required answer)? */
+function offersRefusal(f: Field, required: boolean): boolean {
+  if (f.type === 'array') return false;
+  if (f.type === 'boolean' || enumValues(f)) return true;
+  return required;
+}
+
 async function askField(ask: AskContext, name: string, f: Field, required: boolean): Promise<unknown> {
-  const label = `${clean(f.title ?? name, 100)}${f.description ? ask.st.c.gray(` (${clean(f.description, 200)})`) : ''}${required ? '' : ask.st.c.gray(' [optional]')}`;
+  const title = clean(f.title ?? name, 100);
+  const label = `${title}${f.description ? ask.st.c.gray(` (${clean(f.description, 200)})`) : ''}${required ? '' : ask.st.c.gray(' [optional]')}`;
   const check = (v: unknown) => checkField(name, f, v);
   if (f.type === 'boolean') {
-    return ask.prompter.confirm(label, { default: typeof f.default === 'boolean' ? f.default : false });
+    // The question first, its answers, then decline and cancel; Enter alone keeps the default (No unless the server says).
+    const choice = await ask.prompter.select<unknown>(label, [{ name: 'Yes', value: true }, { name: 'No', value: false }, ...refusalChoices()], {
+      default: typeof f.default === 'boolean' ? f.default : false,
+    });
+    return refusalOf(choice) ?? choice;
   }
   if (f.type === 'array') {
     const picked = await ask.prompter.checkbox(label, multiChoices(f).map((c) => ({ ...c, value: c.value as string })), {
@@ -54,46 +93,61 @@ async function askField(ask: AskContext, name: string, f: Field, required: boole
     return picked;
   }
   if (enumValues(f)) {
-    const choices = choicesFor(f);
+    const choices: Array<{ name: string; value: unknown; description?: string }> = choicesFor(f);
     // An optional field left empty gets its default anyway (SEP-1034), so only one without a default offers it.
     if (!required && f.default === undefined) choices.push({ name: ask.st.c.gray('(leave empty)'), value: undefined });
-    return ask.prompter.select(label, choices, f.default !== undefined ? { default: f.default } : undefined);
+    const choice = await ask.prompter.select<unknown>(label, [...choices, ...refusalChoices()], f.default !== undefined ? { default: f.default } : undefined);
+    return refusalOf(choice) ?? choice;
   }
+  const emptyHint = required ? ask.st.c.gray(' (Enter on empty: decline or cancel)') : '';
   if (f.type === 'number' || f.type === 'integer') {
     const bounds = [f.minimum !== undefined ? `≥ ${f.minimum}` : '', f.maximum !== undefined ? `≤ ${f.maximum}` : ''].filter(Boolean).join(', ');
-    const text = await ask.prompter.input(`${label}${bounds ? ask.st.c.gray(` ${bounds}`) : ''}`, {
-      ...(f.default !== undefined ? { default: String(f.default) } : {}),
-      validate: (v) => {
-        if (v.trim() === '' && !required) return true;
-        const n = Number(v);
-        if (v.trim() === '' || !Number.isFinite(n)) return 'enter a number';
-        return check(n) ?? true;
-      },
-    });
-    return text.trim() === '' ? undefined : Number(text);
+    for (;;) {
+      const text = await ask.prompter.input(`${label}${bounds ? ask.st.c.gray(` ${bounds}`) : ''}${emptyHint}`, {
+        ...(f.default !== undefined ? { default: String(f.default) } : {}),
+        validate: (v) => {
+          if (v.trim() === '') return true;
+          const n = Number(v);
+          if (!Number.isFinite(n)) return 'enter a number';
+          return check(n) ?? true;
+        },
+      });
+      if (text.trim() !== '') return Number(text);
+      if (!required) return undefined;
+      const refused = await emptyRequired(ask, title);
+      if (refused) return refused;
+    }
   }
   const hint = [f.format ? `a valid ${f.format}` : '', f.minLength !== undefined ? `at least ${f.minLength} character${f.minLength === 1 ? '' : 's'}` : '', f.maxLength !== undefined ? `at most ${f.maxLength} characters` : ''].filter(Boolean).join(', ');
-  const text = await ask.prompter.input(`${label}${hint ? ask.st.c.gray(` (${hint})`) : ''}`, {
-    ...(typeof f.default === 'string' ? { default: f.default } : {}),
-    validate: (v) => (v === '' && !required ? true : (check(v) ?? true)),
-  });
-  return text === '' && !required ? undefined : text;
+  for (;;) {
+    const text = await ask.prompter.input(`${label}${hint ? ask.st.c.gray(` (${hint})`) : ''}${emptyHint}`, {
+      ...(typeof f.default === 'string' ? { default: f.default } : {}),
+      validate: (v) => (v === '' ? true : (check(v) ?? true)),
+    });
+    if (text !== '') return text;
+    if (!required) return undefined;
+    const refused = await emptyRequired(ask, title);
+    if (refused) return refused;
+  }
 }
 
 async function askForm(ask: AskContext, params: Record<string, unknown>): Promise<unknown> {
   const schema = (params.requestedSchema ?? {}) as { properties?: Record<string, Field>; required?: string[] };
+  // The server's question first, then its fields; decline and cancel come after the question.
   serverSays(ask, params.message);
-  const action = await ask.prompter.select('Your answer', [
-    { name: 'Fill in the form', value: 'accept' },
-    { name: 'Decline', value: 'decline', description: 'refuse to provide this information' },
-    { name: 'Cancel', value: 'cancel', description: 'dismiss without choosing' },
-  ]);
-  if (action !== 'accept') return { action };
-  const content: Record<string, unknown> = {};
   const required = new Set(schema.required ?? []);
-  for (const [name, f] of Object.entries(schema.properties ?? {})) {
+  const fields = Object.entries(schema.properties ?? {});
+  const content: Record<string, unknown> = {};
+  for (const [name, f] of fields) {
     const value = await askField(ask, name, f, required.has(name));
+    if (isRefusal(value)) return { action: value.refused };
     if (value !== undefined) content[name] = value;
+  }
+  // A form none of whose questions offered a way out (no fields, only optional text, lists) asks at the end.
+  if (!fields.some(([name, f]) => offersRefusal(f, required.has(name)))) {
+    const action = await ask.prompter.select('Send this answer?', [{ name: 'Send it', value: 'accept' }, ...refusalChoices()], { default: 'accept' });
+    const refused = refusalOf(action);
+    if (refused) return { action: refused.refused };
   }
   return { action: 'accept', content };
 }
@@ -114,33 +168,50 @@ function openInBrowser(url: string, platform: NodeJS.Platform): Promise<boolean>
   });
 }
 
-async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise<unknown> {
-  const raw = String(params.url ?? '');
-  let origin = '(not a valid URL)';
-  let rest = clean(raw, 2000);
-  let openable = false;
+/**
+ * A URL as it may be shown: origin apart (what to check before trusting it), the rest after it,
+ * all of it sanitised. Credentials in the URL are named, never shown; an unparsable URL is shown
+ * cleaned and never offered to a browser.
+ */
+export function describeUrl(raw: string): { origin: string; rest: string; userInfo: boolean; openable: boolean } {
   try {
     const u = new URL(raw);
-    origin = `${u.protocol}//${u.host}`;
-    rest = clean(raw.slice(origin.length), 2000);
-    // Only web pages, and only a URL that survives sanitizing unchanged, can be handed to a browser.
-    openable = (u.protocol === 'https:' || u.protocol === 'http:') && clean(raw, 4000) === raw;
-  } catch { /* shown as is */ }
+    // Not a web address (mailto:, javascript:, …): no host to emphasise, shown as it came, cleaned.
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') return { origin: clean(u.protocol, 40), rest: clean(raw.slice(u.protocol.length), 2000), userInfo: false, openable: false };
+    const origin = `${u.protocol}//${u.host}`;
+    // Only a URL that survives sanitizing unchanged can be handed to a browser.
+    const openable = clean(raw, 4000) === raw;
+    return { origin: clean(origin, 200), rest: clean(`${u.pathname}${u.search}${u.hash}`, 2000), userInfo: Boolean(u.username || u.password), openable };
+  } catch {
+    return { origin: '(not a valid URL)', rest: ` ${clean(raw, 2000)}`, userInfo: false, openable: false };
+  }
+}
+
+async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise<unknown> {
+  const raw = String(params.url ?? '');
+  const { origin, rest, userInfo, openable } = describeUrl(raw);
   serverSays(ask, params.message);
-  ask.write(`  The server asks you to open: ${ask.st.c.bold.underline(clean(origin, 200))}${ask.st.c.gray(rest)}\n`);
-  ask.write(ask.st.c.gray(`  Check that you trust ${clean(origin, 200)} before opening it. mcp-tasks does not open it for you unless you choose to below.\n`));
+  ask.write(`  The server asks you to open: ${ask.st.c.bold.underline(origin)}${ask.st.c.gray(rest)}\n`);
+  if (userInfo) ask.write(ask.st.c.yellow(`  The URL carries a user name or password before the host (not shown); the site you would reach is ${origin}.\n`));
+  ask.write(ask.st.c.gray(`  Check that you trust ${origin} before opening it. mcp-tasks does not open it for you unless you choose to below.\n`));
   let offerOpen = openable;
   for (;;) {
-    const action = await ask.prompter.select('When you are done', [
-      { name: 'I opened it and completed the step', value: 'accept' },
-      ...(offerOpen ? [{ name: `Open ${clean(origin, 200)} in my browser now`, value: 'open', description: 'then come back here' }] : []),
-      { name: 'Decline', value: 'decline', description: 'do not open it' },
-      { name: 'Cancel', value: 'cancel' },
-    ]);
+    // Enter alone is "not yet": a stray keypress must never approve what the URL asks for.
+    const action = await ask.prompter.select('Have you completed the step at this URL?', [
+      { name: 'Not yet', value: 'later', description: 'send nothing now; the task keeps waiting for this answer' },
+      ...(offerOpen ? [{ name: `Open ${origin} in my browser now`, value: 'open', description: 'then come back here' }] : []),
+      { name: 'Yes, I opened it and completed the step', value: 'accept' },
+      { name: 'Decline', value: 'decline', description: 'do not open it (sent to the server as a decline)' },
+      { name: 'Cancel', value: 'cancel', description: 'dismiss without choosing (sent to the server as a cancel)' },
+    ], { default: 'later' });
+    if (action === 'later') {
+      ask.write(`  nothing sent; the task keeps waiting for this answer.\n`);
+      return undefined;
+    }
     if (action !== 'open') return { action };
     offerOpen = false;
     const opened = await openInBrowser(raw, ask.platform);
-    ask.write(opened ? `  opened ${clean(origin, 200)} in your browser; finish there, then answer here.\n` : `  could not start a browser here: copy the URL above instead.\n`);
+    ask.write(opened ? `  opened ${origin} in your browser; finish there, then answer here.\n` : `  could not start a browser here: copy the URL above instead.\n`);
   }
 }
 

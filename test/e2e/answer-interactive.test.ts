@@ -19,20 +19,20 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
     await Promise.all([demo?.stop(), hostile?.stop()]);
   });
 
-  test('confirm_delete: the prompt names the server and the task; Fill in the form, y, Enter → Deleted', async () => {
+  test('confirm_delete: the prompt names the server and the task; the question, then Yes → Deleted', async () => {
     const h = await homeWithServer('web', demo.url);
     const taskId = await startTask(h, 'web', 'confirm_delete', ['filename=report.txt'], 'del');
     const pty = spawnPty(['answer', 'del'], { home: h.dir });
     try {
       await pty.waitFor('Input request "confirm"');
-      await pty.answer('Your answer', KEY.enter); // "Fill in the form" is the first choice
+      await pty.waitFor(/Confirm deletion[\s\S]*Cancel/);
       const screen = pty.text();
       assert.match(screen, /server web/, 'the prompt names the server');
       assert.ok(screen.includes(demo.url), 'the prompt shows where the server is');
       assert.match(screen, /confirm_delete/, 'the prompt names the tool');
       assert.ok(screen.includes(taskId.slice(0, 10)), 'the prompt names the task');
       assert.match(screen, /Delete report\.txt\?/, "the server's question is shown");
-      await pty.answer(/Confirm deletion.*\(y\/N\)/, 'y', KEY.enter);
+      await pty.type('y', KEY.enter); // type-ahead: Yes
       await pty.waitFor('answered "confirm"');
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
@@ -49,11 +49,10 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
     await startTask(h, 'web', 'confirm_delete', ['filename=keep.txt'], 'keep');
     const pty = spawnPty(['answer', 'keep'], { home: h.dir });
     try {
-      await pty.answer('Your answer', KEY.down, KEY.enter);
+      await pty.answer(/Confirm deletion[\s\S]*Cancel/, KEY.down, KEY.enter); // Yes, [No], Decline, Cancel
       await pty.waitFor('answered "confirm"');
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
-      assert.doesNotMatch(end.text, /Confirm deletion/, 'no form after Decline');
     } finally {
       pty.kill();
     }
@@ -62,21 +61,19 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
     assert.match(w.stdout, /Deletion of keep\.txt not confirmed \(decline\); nothing was deleted/);
   });
 
-  test('multi_input: an empty required name shows a validation message, then a valid one is accepted', async () => {
+  test('multi_input: an empty required name offers to answer it, decline or cancel; then a valid one is accepted', async () => {
     const h = await homeWithServer('web', demo.url);
     await startTask(h, 'web', 'multi_input', [], 'multi');
     const pty = spawnPty(['answer', 'multi'], { home: h.dir });
     try {
       await pty.waitFor('Input request "name"');
       await pty.waitFor('What is your name?');
-      await pty.answer('Your answer', KEY.enter);
-      await pty.answer(/\? Name\b/, KEY.enter); // empty: minLength 1
-      await pty.waitFor(/name needs at least 1 character/);
-      await pty.type('A', 'd', 'a', KEY.enter);
+      await pty.answer(/\? Name\b/, KEY.enter); // empty
+      await pty.answer(/Name is required[\s\S]*Answer it[\s\S]*Decline[\s\S]*Cancel/, KEY.enter); // Answer it
+      await pty.answer(/\? Name\b/, 'A', 'd', 'a', KEY.enter);
       await pty.waitFor('Input request "color"');
       await pty.waitFor('What is your favourite colour?');
-      await pty.answer('Your answer', KEY.enter);
-      await pty.answer(/\? Colou?r/, KEY.down, KEY.down, KEY.enter); // red, green, blue
+      await pty.answer(/\? Colou?r[\s\S]*Cancel/, KEY.down, KEY.down, KEY.enter); // red, green, blue, Decline, Cancel
       await pty.waitFor(/answered "name", "color"/);
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
@@ -94,15 +91,15 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
     const pty = spawnPty(['answer', 'deploy'], { home: h.dir });
     try {
       await pty.waitFor('Input request "approval"');
-      await pty.waitFor('When you are done');
+      await pty.waitFor(/Have you completed the step at this URL\?[\s\S]*Cancel/);
       const screen = pty.text();
       assert.match(screen, /Approve the deployment of billing in the change portal/);
       assert.match(screen, /https:\/\/deploy\.example\.com\/approve\/\S+/, 'the full URL is shown');
       assert.match(screen, /open: https:\/\/deploy\.example\.com/, 'the origin leads the URL');
       assert.match(screen, /Check that you trust https:\/\/deploy\.example\.com before opening it/);
       assert.match(screen, /mcp-tasks does not open it/);
-      await pty.waitFor('I opened it and completed the step');
-      await pty.type(KEY.enter);
+      // Not yet, Open … in my browser now, Yes, I opened it and completed the step
+      await pty.type(KEY.down, KEY.down, KEY.enter);
       await pty.waitFor('answered "approval"');
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
@@ -121,8 +118,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
     let raw: string;
     try {
       await pty.waitFor('Input request "confirm"');
-      await pty.answer('Your answer', KEY.enter);
-      await pty.answer('(y/N)', 'y', KEY.enter);
+      await pty.answer(/Confirm deletion[\s\S]*Cancel/, 'y', KEY.enter);
       await pty.waitFor('answered "confirm"');
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
@@ -145,7 +141,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
     await startTask(h, 'web', 'confirm_delete', ['filename=ctrlc.txt'], 'ctrlc');
     const pty = spawnPty(['answer', 'ctrlc'], { home: h.dir });
     try {
-      await pty.answer('Your answer', KEY.ctrlC);
+      await pty.answer(/Confirm deletion[\s\S]*Cancel/, KEY.ctrlC);
       const end = await pty.done;
       assert.equal(end.code, 130, end.text);
       assert.doesNotMatch(end.text, /answered "confirm"/);
@@ -166,7 +162,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
       assert.match(end.text, /Deleted quiet\.txt/);
-      assert.doesNotMatch(end.text, /Your answer|Input request/, 'a scripted answer must not prompt');
+      assert.doesNotMatch(end.text, /Input request|\? Confirm deletion/, 'a scripted answer must not prompt');
     } finally {
       pty.kill();
     }
@@ -179,8 +175,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
       await pty.waitFor('Input request "environment"');
       await pty.waitFor('Which environment should be checked?');
       assert.match(pty.text(), /preflight_check \(before any task exists\)/);
-      await pty.answer('Your answer', KEY.enter);
-      await pty.answer(/\? Environment/, KEY.down, KEY.enter); // staging, production
+      await pty.answer(/\? Environment[\s\S]*Cancel/, KEY.down, KEY.enter); // staging, production
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
       assert.match(end.text, /Preflight check of production passed/);
@@ -221,7 +216,7 @@ describe('answer in a real terminal', { concurrency: 3 }, () => {
       const end = await pty.done;
       assert.equal(end.code, 0, end.text);
       assert.match(end.text, /Scanned 1 root\(s\): file:\/\/\/tmp\/x/);
-      assert.doesNotMatch(end.text, /Your answer/);
+      assert.doesNotMatch(end.text, /Input request/);
     } finally {
       pty.kill();
     }

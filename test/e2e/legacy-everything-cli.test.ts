@@ -161,7 +161,7 @@ test('2025-11-25 CLI: in a terminal, call asks the clarification question (serve
   const pty = spawnPty(['call', 'ev', 'simulate-research-query', 'topic=python', 'ambiguous:=true'], { home: h.dir, timeoutMs: 90_000 });
   try {
     await pty.waitFor(/Input request "elicit-[0-9a-f]{12}"/, 60_000);
-    await pty.answer('Your answer', KEY.enter); // Fill in the form
+    await pty.waitFor(/could have multiple interpretations/); // the question first, then its fields
     assert.match(pty.text(), /server ev/, 'the prompt names the server');
     assert.match(pty.text(), /could have multiple interpretations/, "the server's question is shown");
     await pty.answer(/Clarification/, KEY.down, KEY.enter); // the second choice: the snake

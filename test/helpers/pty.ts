@@ -8,7 +8,8 @@
 // process exits; every wait has a deadline.
 import { delimiter } from 'node:path';
 import { PATH_BIN_DIR } from './cli.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** bin/mcp-tasks.js, seen from the compiled build/test/helpers/pty.js. */
@@ -182,6 +183,17 @@ export class PtyProcess {
   async answer(pattern: RegExp | string, ...keys: string[]): Promise<void> {
     await this.waitFor(pattern);
     await this.type(...keys);
+  }
+
+  /**
+   * Resize the terminal as a window manager would: the new size is set on the CLI's terminal and
+   * the kernel sends it SIGWINCH. Call after something has appeared on the screen (the CLI's pid
+   * is known by then).
+   */
+  resize(cols: number, rows = 40): void {
+    if (this.cliPid === undefined) throw new Error('resize before the CLI started');
+    const tty = readlinkSync(`/proc/${this.cliPid}/fd/2`);
+    execFileSync('stty', ['-F', tty, 'cols', String(cols), 'rows', String(rows)]);
   }
 
   /** Kill the CLI inside the terminal and script itself (no-op once they are gone). */

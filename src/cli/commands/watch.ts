@@ -5,10 +5,12 @@ import type { WatchOptions } from '../task-options.js';
 import { withTasks } from '../../app/with-task.js';
 import { followTask } from '../../app/follow.js';
 import { inputHandler, readAnswers, relistedHandler } from '../../app/answering.js';
-import { report } from '../../app/outcomes.js';
-import { usageError } from '../../errors.js';
+import { report, type TaskReport } from '../../app/outcomes.js';
 import { exitCodeOf } from '../../app/exit-code.js';
-import { present } from '../../output/present.js';
+import { present, refFor } from '../../output/present.js';
+import { safeName } from '../../output/sanitize.js';
+import { PromptAbortedError } from '../../prompts/prompter.js';
+import { ExitCode, usageError } from '../../errors.js';
 import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
 
 export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
@@ -32,21 +34,71 @@ export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Con
   if (opts.answers === '-' && refs.includes('-')) throw usageError('stdin cannot carry both a taskId and the answers');
   readAnswers(ctx, opts.answers);
   const multi = refs.length > 1;
-  const reports = await withTasks(ctx, refs, { ...opts, serveInput: ctx.interactive || opts.answers !== undefined }, async (scope) => {
-    const initial = scope.target.record.last;
-    const streamed: { last?: TaskSnapshot } = {};
-    const end = await followTask(scope, {
-      multi,
-      streamJson: true,
-      streamed,
-      onInputRequired: inputHandler(scope, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
-      onInputRelisted: relistedHandler(scope, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(initial ? { initial: { ...initial } } : {}),
+  // Several tasks in a terminal: one Ctrl-C (a keypress inside a prompt, or SIGINT between them)
+  // stops every watch at once; the prompts still queued never open.
+  const stopAll = new AbortController();
+  const onInterrupt = () => stopAll.abort();
+  if (ctx.interrupt.aborted) stopAll.abort();
+  else ctx.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  const wctx: Context = multi ? Object.create(ctx, { interrupt: { value: stopAll.signal } }) : ctx;
+  const waiting: TaskReport[] = [];
+  try {
+    const reports = await withTasks(wctx, refs, { ...opts, serveInput: ctx.interactive || opts.answers !== undefined }, async (scope) => {
+      const initial = scope.target.record.last;
+      const streamed: { last?: TaskSnapshot } = {};
+      const answerInput = inputHandler(scope, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) });
+      const end = await followTask(scope, {
+        multi,
+        streamJson: true,
+        streamed,
+        onInputRequired: multi ? (s) => stopAllOnAbort(stopAll, () => answerInput(s)) : answerInput,
+        onInputRelisted: relistedHandler(scope, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(initial ? { initial: { ...initial } } : {}),
+      });
+      // In --json mode the final state is the last streamed line, unless the end brought news.
+      return report(scope.target, end, { statePrinted: ctx.json && streamed.last !== undefined && streamed.last === end.snapshot });
+    }, (settled) => {
+      // After the Ctrl-C, the tasks it left unfinished are summed up once, below.
+      if (multi && stopAll.signal.aborted && !ctx.json && settled.kind === 'task' && (settled.end.kind === 'interrupted' || settled.end.kind === 'needs-input')) {
+        waiting.push(settled);
+        return;
+      }
+      // A verdict printed while another task's prompt is open would be erased by its redraw: it waits.
+      ctx.whenNoPrompt(() => present(ctx, settled));
     });
-    // In --json mode the final state is the last streamed line, unless the end brought news.
-    return report(scope.target, end, { statePrinted: ctx.json && streamed.last !== undefined && streamed.last === end.snapshot });
-  }, (settled) => present(ctx, settled));
-  // Each task's verdict is printed as soon as it ends; the code is decided over all of them.
-  return exitCodeOf({ kind: 'many', reports });
+    if (multi && stopAll.signal.aborted && !ctx.json) {
+      presentInterrupted(ctx, waiting, opts.active === true);
+      return ExitCode.Interrupted;
+    }
+    // Each task's verdict is printed as soon as it ends; the code is decided over all of them.
+    return exitCodeOf({ kind: 'many', reports });
+  } finally {
+    ctx.interrupt.removeEventListener('abort', onInterrupt);
+  }
+}
+
+/** A prompt interrupted by Ctrl-C ends every watch; the prompts queued behind it never open. */
+async function stopAllOnAbort(stopAll: AbortController, answer: () => Promise<'answered' | 'stop'>): Promise<'answered' | 'stop'> {
+  if (stopAll.signal.aborted) return 'stop';
+  try {
+    return await answer();
+  } catch (err) {
+    if (!(err instanceof PromptAbortedError)) throw err;
+    stopAll.abort();
+    return 'stop';
+  }
+}
+
+/** One Ctrl-C over several tasks: what is still waiting, by the refs a person can type, and how to come back. */
+function presentInterrupted(ctx: Context, waiting: TaskReport[], active: boolean): void {
+  const refOf = (r: TaskReport) => `${refFor(r.target)} (${safeName(r.target.record.operation.name, 80)})`;
+  const input = waiting.filter((r) => r.end.kind === 'needs-input' || r.end.snapshot?.status === 'input_required');
+  const running = waiting.filter((r) => !input.includes(r));
+  const lines = ['mcp-tasks: interrupted; every task keeps running on the server and its handle is kept.'];
+  if (input.length) lines.push(`  waiting for input: ${input.map(refOf).join(', ')}`);
+  if (running.length) lines.push(`  still running: ${running.map(refOf).join(', ')}`);
+  const resume = active ? `${ctx.invocation} watch --active` : `${ctx.invocation} watch ${waiting.map((r) => refFor(r.target)).join(' ')}`;
+  lines.push(`  next: \`${resume}\` to follow ${waiting.length === 1 ? 'it' : 'them'} again${input.length ? ` (or \`${ctx.invocation} answer ${refFor(input[0]!.target)}\` for one)` : ''}.`);
+  ctx.stderr.write(`${lines.join('\n')}\n`);
 }
