@@ -7,43 +7,9 @@ import { homeWithServer, parseJsonDoc, type TestHome } from '../helpers/cli.js';
 import { answersFile, accept } from '../helpers/answers.js';
 import { startEverythingServer, type RunningServer } from '../helpers/third-party-http.js';
 import { KEY, spawnPty } from '../helpers/pty.js';
-import { openLegacySession } from '../../src/session/legacy/legacy-session.js';
-import type { ServerEntry } from '../../src/servers/server-entry.js';
-import { Vault } from '../../src/vault/vault.js';
-import type { VaultRecord } from '../../src/vault/vault-record.js';
+import { clarificationKey, resultText, storedRecords } from '../helpers/legacy-everything.js';
 
-/** The vault's records as stored (the session id is never printed, so read it from the vault). */
-function storedRecords(h: TestHome): VaultRecord[] {
-  return new Vault(h.dir, { MCP_TASKS_HOME: h.dir, CI: '1', MCP_TASKS_NO_KEYCHAIN: '1' }, () => {}).list();
-}
-
-const resultText = (doc: { result?: { content?: Array<{ text?: string }> } }) => (doc.result?.content ?? []).map((c) => c.text ?? '').join('\n');
-
-/**
- * The key server-everything's clarification question gets, learned from a task of our own: keys
- * are derived from the question, so an answers file can be written before the call that needs it.
- */
-async function clarificationKey(server: RunningServer, topic: string): Promise<string> {
-  const entry = { name: 'probe', transport: 'http', url: server.url } as ServerEntry;
-  const session = await openLegacySession(entry, { env: process.env }, { serverName: 'probe', serveInput: true });
-  try {
-    const created = await session.callTool({ name: 'simulate-research-query', arguments: { topic, ambiguous: true } });
-    const taskId = created.kind === 'task' ? created.task.taskId : assert.fail('expected a task');
-    for (;;) {
-      const s = await session.getTask(taskId);
-      const keys = Object.keys(s.inputRequests ?? {});
-      if (keys.length > 0) {
-        await session.cancelTask(taskId);
-        return keys[0]!;
-      }
-      assert.ok(s.status === 'working' || s.status === 'input_required', `unexpected ${s.status}`);
-      await new Promise((r) => setTimeout(r, s.pollIntervalMs ?? 500));
-    }
-  } finally {
-    await session.close();
-  }
-}
-
+/** server-everything with no proxy in front (test/helpers/legacy-everything.ts puts one there). */
 async function everythingHome(t: { after(fn: () => unknown): void }): Promise<{ server: RunningServer; h: TestHome }> {
   const server = await startEverythingServer(t);
   return { server, h: await homeWithServer('ev', server.url) };

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -350,3 +351,12 @@ export function firstUnsafe(text: string): string | undefined {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A loopback URL nothing listens on (a port that was free a moment ago). */
+export async function deadUrl(): Promise<string> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return `http://127.0.0.1:${port}/mcp`;
+}

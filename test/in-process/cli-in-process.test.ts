@@ -3,8 +3,7 @@
 // real where a case reaches one; a case that only parses, resolves or refuses runs in milliseconds.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import { parseJsonDoc, parseJsonLines, tempHome } from '../helpers/cli.js';
+import { parseJsonDoc, parseJsonLines, tempHome, deadUrl } from '../helpers/cli.js';
 import { fakeClock, runInProcess } from '../helpers/in-process.js';
 
 function assertErrorDoc(stdout: string, kind: string): { kind: string; message: string; next: string } {
@@ -14,15 +13,6 @@ function assertErrorDoc(stdout: string, kind: string): { kind: string; message: 
   assert.equal(doc.error.kind, kind);
   assert.ok(doc.error.message.length > 0 && doc.error.next.length > 0);
   return doc.error;
-}
-
-/** A loopback URL nothing listens on (a port that was free a moment ago). */
-async function deadUrl(): Promise<string> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return `http://127.0.0.1:${port}/mcp`;
 }
 
 describe('in process: errors as the contract prints them', () => {

@@ -4,8 +4,7 @@
 // polls each listed active task through the task seam and says what each poll saw.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import { parseJsonDoc, tempHome } from '../helpers/cli.js';
+import { parseJsonDoc, tempHome, deadUrl } from '../helpers/cli.js';
 import { fakeClock, runInProcess } from '../helpers/in-process.js';
 import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
 import { Vault } from '../../src/vault/vault.js';
@@ -20,14 +19,6 @@ function seeded(records: VaultRecord[]): string {
   const v = new Vault(home, NOKC);
   for (const r of records) v.put(r);
   return home;
-}
-
-async function deadUrl(): Promise<string> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return `http://127.0.0.1:${port}/mcp`;
 }
 
 describe('list', () => {
