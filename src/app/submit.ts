@@ -6,6 +6,7 @@ import { CliError, ExitCode } from '../errors.js';
 import type { ServerEntry } from '../servers/server-entry.js';
 import { provesNothingCreated, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
 import { sanitize } from '../output/sanitize.js';
+import { comparePrincipals } from '../tasks/principal.js';
 import type { Vault } from '../vault/vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import { followTask } from './follow.js';
@@ -35,6 +36,9 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
 
   let outcome: ToolCallOutcome;
   let retry: { inputResponses?: Record<string, unknown>; requestState?: string } | undefined;
+  // Once a round has left a call open on the server (2025-11-25: the tool asked mid-call), the
+  // tool is running: no later failure proves that nothing was created.
+  let callOpened = false;
   for (let round = 0; ; round++) {
     try {
       outcome = await session.callTool(
@@ -42,8 +46,9 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
         { signal: ctx.interrupt, timeoutMs: 60_000 },
       );
     } catch (err) {
-      return submissionFailed(ctx, vault, record, err, server, opts.resubmission === true);
+      return submissionFailed(ctx, vault, record, err, server, opts.resubmission === true || callOpened);
     }
+    if (outcome.kind === 'input_required' && outcome.callOpen) callOpened = true;
     if (outcome.kind !== 'input_required' || round >= MAX_INPUT_ROUNDS) break;
     if (Object.keys(outcome.inputRequests).length === 0 && outcome.requestState !== undefined) {
       // Only state, nothing to answer: the spec lets the client retry at once, with a new id
@@ -59,7 +64,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       plan = await collectResponses(ctx, entry, header, outcome.inputRequests, [], opts);
     } catch (err) {
       // A call still open on the server (2025-11-25) may have done work before it asked: in doubt.
-      if (outcome.callOpen) keepInDoubt(vault, record, (r) => ((r.phase = 'in-doubt'), (r.reason = OPEN_CALL_NOT_ANSWERED), (r.updatedAt = now())));
+      if (outcome.callOpen) keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, now());
       // Else nothing exists on the server yet: a refused or interrupted answer leaves no record behind.
       else vault.remove([opId]);
       throw err;
@@ -82,7 +87,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     // The tool asked in the middle of a call that reached the server (2025-11-25 plain call): the
     // request is dismissed when the session closes, but what the tool did before it asked stays
     // done. Not "nothing was started": the record stays, in doubt.
-    keepInDoubt(vault, record, (r) => ((r.phase = 'in-doubt'), (r.reason = OPEN_CALL_UNANSWERED), (r.updatedAt = now())));
+    keepInDoubt(vault, record, () => OPEN_CALL_UNANSWERED, now());
     const next = `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${opId.slice(0, 8)}\`: it tells whether resubmitting is safe (resubmit from a terminal, where the question can be answered) and how to close the record.`;
     return { kind: 'in-doubt', record, server, reason: OPEN_CALL_UNANSWERED, next, inputRequests: outcome.inputRequests };
   }
@@ -108,7 +113,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   }
   // A sign-in in place during the call may have been someone else's: the task is theirs.
   const principal = session.signInPrincipal?.();
-  if (principal && JSON.stringify(principal) !== JSON.stringify(record.principal)) {
+  if (principal && (!record.principal || comparePrincipals(record.principal, principal) !== 'same')) {
     try {
       scope.update((r) => {
         r.principal = principal;
@@ -141,16 +146,13 @@ const OPEN_CALL_NOT_ANSWERED = 'the tool asked for input during the call and no 
  * No handle came back. The record leaves the vault only when the failure proves nothing was
  * created (provesNothingCreated); every other failure keeps it in doubt.
  */
-function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string, resubmission: boolean): InDoubt {
+function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string, mayExistAlready: boolean): InDoubt {
   const at = new Date(ctx.now()).toISOString();
   if (provesNothingCreated(err)) {
-    if (resubmission) {
-      // This attempt created nothing, but the first one still may have: the doubt stays on record.
-      keepInDoubt(vault, record, (r) => {
-        r.phase = 'in-doubt';
-        r.reason = r.reason ?? 'the request was sent but no handle came back';
-        r.updatedAt = at;
-      });
+    if (mayExistAlready) {
+      // This request created nothing, but an earlier one (a first submission, a call left open
+      // mid-input) still may have: the doubt stays on record.
+      keepInDoubt(vault, record, (r) => r.reason ?? 'the request was sent but no handle came back', at);
     } else {
       // The server refused or never got the request: nothing was created, nothing to recover.
       vault.remove([record.opId]);
@@ -159,19 +161,19 @@ function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: 
   }
   const why = err instanceof Error ? err.message : String(err);
   const reason = `the request was sent but no handle came back (${sanitize(why, { singleLine: true, maxLength: 200 })})`;
-  keepInDoubt(vault, record, (r) => {
-    r.phase = 'in-doubt';
-    r.reason = reason;
-    r.updatedAt = at;
-  });
+  keepInDoubt(vault, record, () => reason, at);
   const next = `Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
   return { kind: 'in-doubt', record, server, reason, next };
 }
 
 /** Mark the record in doubt; if the vault cannot be written, the record stays `submitting` (recover finds it). */
-function keepInDoubt(vault: Vault, record: VaultRecord, change: (r: VaultRecord) => void): void {
+function keepInDoubt(vault: Vault, record: VaultRecord, reason: (r: VaultRecord) => string, at: string): void {
   try {
-    vault.update(record.opId, change);
+    vault.update(record.opId, (r) => {
+      r.phase = 'in-doubt';
+      r.reason = reason(r);
+      r.updatedAt = at;
+    });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new CliError(

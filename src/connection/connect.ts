@@ -339,7 +339,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: { ...envelope, ...((params._meta as object) ?? {}) } } };
     // Interrupted before it went out (Ctrl-C while connecting): nothing is sent, nothing to recover.
     if (ro.signal?.aborted) {
-      throw new CliError('interrupted', `interrupted before ${method} was sent; nothing was sent`, 'Run the command again when you are ready; nothing was started.');
+      throw markNotSent(new CliError('interrupted', `interrupted before ${method} was sent; nothing was sent`, 'Run the command again when you are ready; nothing was started.'));
     }
     const requestTimeout = ro.timeoutMs ?? timeout;
     const sentAt = Date.now();

@@ -37,7 +37,7 @@ import {
 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { ConnectOptions, Connection, RefusedTool, ServerRequest, ToolInfo } from '../../connection/connect.js';
 import { ErrorCode, isTerminalStatus, LEGACY_PROTOCOL_VERSION, type TaskStatus } from '../../protocol/constants.js';
-import { ProtocolViolationError, RpcResponseError, TransportError } from '../../protocol/remote-errors.js';
+import { markNotSent, ProtocolViolationError, RpcResponseError, TransportError } from '../../protocol/remote-errors.js';
 import { readableTask, type CallToolParams, type CallToolResult, type ToolCallOutcome } from '../../protocol/task-wire.js';
 import type { ServerEntry } from '../../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../../tasks/task-snapshot.js';
@@ -241,7 +241,7 @@ export class LegacyTaskSession implements TaskSession {
     if (p.requestState !== undefined) return this.continueCall(p, opts);
     const tools = this.tools ?? (await this.listTools());
     const support = tools.find((t) => t.name === p.name)?.execution?.taskSupport ?? 'forbidden';
-    if (support === 'required' && !this.tasksAdvertised) throw new TaskRequiredError(this.serverName, p.name);
+    if (support === 'required' && !this.tasksAdvertised) throw markNotSent(new TaskRequiredError(this.serverName, p.name));
     const asTask = this.tasksAdvertised && (support === 'required' || support === 'optional');
     const params: Record<string, unknown> = { name: p.name, arguments: p.arguments };
     if (p.meta) params._meta = p.meta;
