@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider, OAuthDiscoveryState, StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
 import { CliError } from '../errors.js';
 import { holdFileLockAsync } from '../fs/atomic-file.js';
-import { comparePrincipals, OtherPrincipalError, type Principal } from '../tasks/principal.js';
+import { comparePrincipals, OtherPrincipalError, sameIssuer, type Principal } from '../tasks/principal.js';
 import { readSignIn, signInPath, writeSignIn, type MachineCredentials, type SignInRecord, type StoredTokens } from './oauth-store.js';
 
 type Sdk = typeof import('@modelcontextprotocol/client');
@@ -215,7 +215,7 @@ export function idTokenSubject(idToken: unknown, issuer: string): string | undef
   if (!payload) return undefined;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown; iss?: unknown };
-    if (typeof claims.iss === 'string' && claims.iss.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) return undefined;
+    if (typeof claims.iss === 'string' && !sameIssuer(claims.iss, issuer)) return undefined;
     return typeof claims.sub === 'string' && claims.sub.length > 0 && claims.sub.length <= 255 ? claims.sub : undefined;
   } catch {
     return undefined;

@@ -3,6 +3,7 @@
 // revocation call, so the one POST per token is ours; everything around it is the SDK's.
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { SignInRecord } from './oauth-store.js';
+import { sameIssuer } from '../tasks/principal.js';
 
 type Sdk = typeof import('@modelcontextprotocol/client');
 
@@ -14,8 +15,6 @@ export type RevocationOutcome =
   | { kind: 'nothing-to-revoke' };
 
 const REVOCATION_TIMEOUT_MS = 10_000;
-
-const sameIssuer = (a: string, b: string) => a === b || a.replace(/\/$/, '') === b.replace(/\/$/, '');
 
 /**
  * Revoke the sign-in's refresh token, then its access token (a server that revokes the grant

@@ -136,28 +136,12 @@ export function withLockAt<T>(lockPath: string, fn: () => T, opts: { timeoutMs?:
  * request on it fails). `fn` itself runs synchronously under the lock, as with withFileLock.
  */
 export async function withFileLockAsync<T>(path: string, fn: () => T, opts: { timeoutMs?: number; staleMs?: number } = {}): Promise<T> {
-  const lockPath = `${path}.lock`;
-  ensureDir(dirname(path));
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  const staleMs = opts.staleMs ?? 30_000;
-  const started = Date.now();
-  let delay = 2;
-  for (;;) {
-    // One non-blocking attempt (timeout 0 never sleeps); a held lock throws LockTimeoutError.
-    try {
-      acquireLock(lockPath, 0, staleMs);
-      break;
-    } catch (err) {
-      if (!(err instanceof LockTimeoutError) || Date.now() - started > timeoutMs) throw err;
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 50);
-  }
+  const release = await holdFileLockAsync(path, opts);
   try {
     removeDeadTemps(path);
     return fn();
   } finally {
-    rmSync(lockPath, { force: true });
+    release();
   }
 }
 

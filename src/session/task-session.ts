@@ -101,9 +101,6 @@ export const lostReasonOf = (err: unknown): string | undefined => {
   return typeof reason === 'string' ? reason : undefined;
 };
 
-/** A failed request that may still have reached the server (so its effect is in doubt). */
-export const mayHaveArrived = (err: unknown): boolean => (err instanceof TransportError ? err.requestMayHaveArrived : false);
-
 /**
  * The one rule for a submission's record: it may leave the vault only when the failure proves
  * nothing was created on the server — a JSON-RPC error answer, a refusal of the credentials, a

@@ -19,7 +19,8 @@ export type Principal =
 export type PrincipalMatch = 'same' | 'different' | 'unknown';
 
 /** RFC 8414 issuers, with the one trailing-slash tolerance the SDK applies. */
-const sameIssuer = (a: string, b: string) => a === b || a.replace(/\/$/, '') === b.replace(/\/$/, '');
+/** Issuers compare equal with or without a trailing slash. */
+export const sameIssuer = (a: string, b: string) => a === b || a.replace(/\/$/, '') === b.replace(/\/$/, '');
 
 /** `current` undefined: no sign-in is stored now, which is not the principal the task was created under. */
 export function comparePrincipals(created: Principal, current: Principal | undefined): PrincipalMatch {

@@ -1,6 +1,6 @@
 // What the vault keeps per submission, following the recovery rules: server identity, auth
 // context, taskId and the original operation, so work is reconnected to and never blindly resubmitted.
-import type { TaskStatus } from '../protocol/constants.js';
+import { isTerminalStatus, type TaskStatus } from '../protocol/constants.js';
 import type { ServerIdentity } from '../servers/server-entry.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Principal } from '../tasks/principal.js';
@@ -96,8 +96,6 @@ export type ListedRecord = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'last
 };
 
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
-const TERMINAL = new Set<string>(['completed', 'failed', 'cancelled']);
-
 export const UNKNOWN_OPERATION = '(unknown operation)';
 
 /**
@@ -121,7 +119,7 @@ export const isLostOrInDoubt = (p: VaultPhase): p is 'lost' | 'in-doubt' => p ==
 /** Fold an observed snapshot into a record: status history, input keys, terminal result. */
 export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): void {
   // A terminal state once stored is never replaced by a non-terminal one (a status going backwards).
-  if (rec.phase === 'terminal' && rec.last && TERMINAL.has(rec.last.status) && !TERMINAL.has(s.status)) return;
+  if (rec.phase === 'terminal' && rec.last && isTerminalStatus(rec.last.status) && !isTerminalStatus(s.status)) return;
   const { result, error, ...rest } = s;
   const prev = rec.history[rec.history.length - 1];
   if (!prev || prev.status !== s.status || prev.statusMessage !== s.statusMessage) {
