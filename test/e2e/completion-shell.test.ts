@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, PATH_BIN_DIR, homeWithServer, startDemo, tempDir, type DemoServer, type TestHome } from '../helpers/cli.js';
 import { Vault } from '../../src/vault/vault.js';
@@ -40,9 +40,9 @@ describe('completion', { timeout: 120_000 }, () => {
   });
 
   /** What bash offers for the line (the last word is the one being completed). */
-  const complete = (line: string[]): string[] => {
+  const complete = (line: string[], cwd?: string): string[] => {
     const words = line.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
-    const out = execFileSync('bash', ['-c', `source "$1"; COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}; _mcp_tasks; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', script], { env, encoding: 'utf8' });
+    const out = execFileSync('bash', ['-c', `source "$1"; COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}; _mcp_tasks; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', script], { env, encoding: 'utf8', ...(cwd ? { cwd } : {}) });
     return out.split('\n').filter(Boolean);
   };
 
@@ -87,8 +87,10 @@ describe('completion', { timeout: 120_000 }, () => {
   test('a candidate the shell would run or split is never offered', () => {
     // Written as a person might label a task: a label value with a command substitution and a space.
     new Vault(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(makeRecord({ taskId: fakeTaskId('d'), labels: { job: '$(touch pwned)', other: 'two words' } }));
-    const refs = complete(['mcp-tasks', 'get', '']);
+    const cwd = tempDir('mcp-tasks-completion-cwd-');
+    const refs = complete(['mcp-tasks', 'get', ''], cwd);
     assert.ok(!refs.some((r) => r.includes('$(') || r.includes(' ')), refs.join(' | '));
+    assert.ok(!existsSync(join(cwd, 'pwned')), 'completing ran the command substitution in a label');
     assert.ok(refs.includes('nightly-build'));
   });
 

@@ -88,14 +88,12 @@ describe('prompts, spinner and watch in a real terminal', { concurrency: 2 }, ()
       const age = Number(/\((\d+)s\)$/.exec(first)![1]);
       assert.ok(age >= 6, `the timer is the task's age (created over 6 s ago), not the watch's: ${first}`);
       pty.resize(30);
-      const resizedAt = pty.raw.length;
       // Drawn at the new width: the message and the label give way to the status and the age.
       await pty.waitFor(/working \((\d+)s\)/);
       const fitted = pty.raw.length;
       const ages = new Set<string>();
       while (ages.size < 3) ages.add(/working \((\d+)s\)[^(]*$/.exec(await pty.waitFor(/working \(\d+s\)/))?.[1] ?? '');
       assert.deepEqual(wrappedLines(pty.raw.slice(fitted), 30), [], 'a spinner frame wrapped at 30 columns');
-      assert.ok(pty.raw.length > resizedAt);
       pty.kill();
     } finally {
       pty.kill();
@@ -127,10 +125,9 @@ describe('prompts, spinner and watch in a real terminal', { concurrency: 2 }, ()
       const h = await homeWithServer('slow', proxy.url);
       const pty = spawnPty(['call', 'slow', 'slow_compute', 'seconds=30'], { home: h.dir });
       try {
+        // It counts down: 4, then a lower second (a stalled machine may skip one, never count up).
         await pty.waitFor(/asking again in 4 s/);
-        await pty.waitFor(/asking again in 3 s/);
-        await pty.waitFor(/asking again in 2 s/);
-        await pty.waitFor(/asking again in 1 s/);
+        await pty.waitFor(/asking again in [1-3] s/);
         await pty.waitFor(/slow_compute on slow: working · Computing/);
       } finally {
         pty.kill();
