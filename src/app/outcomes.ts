@@ -61,6 +61,8 @@ export interface DirectResult {
   record: VaultRecord;
   server: string;
   result: CallToolResult;
+  /** The vault could not store the result (why): it is shown anyway, this being its only copy. */
+  notStored?: string;
 }
 
 /** The server asked for input before creating any task, and none could be given: nothing started. */

@@ -75,11 +75,17 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
 
   if (outcome.kind === 'complete') {
     const result = outcome.result;
-    vault.update(opId, (r) => {
-      r.phase = 'terminal';
-      r.result = result;
-      r.updatedAt = now();
-    });
+    try {
+      vault.update(opId, (r) => {
+        r.phase = 'terminal';
+        r.result = result;
+        r.updatedAt = now();
+      });
+    } catch (err) {
+      // The tool ran and this is the only copy of what it returned: show it whatever the disk says.
+      const why = sanitize(err instanceof Error ? err.message : String(err), { singleLine: true, maxLength: 200 });
+      return { kind: 'direct-result', record, server, result, notStored: why };
+    }
     return { kind: 'direct-result', record, server, result };
   }
 

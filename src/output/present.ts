@@ -59,6 +59,9 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'direct-result': {
       const { record, server, result } = outcome;
       const isError = result.isError === true;
+      if (outcome.notStored) {
+        ctx.stderr.write(`mcp-tasks: warning: the vault could not store this result (${outcome.notStored}); it is shown below and nowhere else.\n  next: ${asInvoked(`Keep this output. Once the vault is writable, \`mcp-tasks recover ${record.opId.slice(0, 8)}\` lists the call as in doubt; close it with --resolve completed.`, ctx.invocation)}\n`);
+      }
       // No task: the contract's shape with taskId null, so scripts read every result alike.
       if (ctx.json) return out(jsonLine({ ...taskJson(record), status: 'completed', result }));
       out(`${st.c.bold(record.operation.name)} on ${st.c.bold(server)}: ${isError ? st.c.yellow('tool error') : st.c.green('completed')} ${st.c.gray('(answered directly, no task)')}\n`);
