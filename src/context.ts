@@ -1,5 +1,6 @@
 // Everything a command needs from the outside world, built once in main.ts and injected,
 // so commands and lifecycle logic are testable without touching process globals.
+import { readFileSync } from 'node:fs';
 import { resolveHome } from './home.js';
 import { inquirerPrompter, type Prompter } from './prompts/prompter.js';
 import { detectInvocation } from './invocation.js';
@@ -84,6 +85,11 @@ export interface ProcessIO {
   prompter?: Prompter;
   /** The script node ran (process.argv[1]): tells `mcp-tasks` on PATH from `node bin/mcp-tasks.js`. */
   script?: string;
+}
+
+/** A file named on the command line, or stdin for `-` (read once, through the Context). */
+export function readFileArg(stdin: Pick<Input, 'readAll'>, path: string): string {
+  return path === '-' ? stdin.readAll() : readFileSync(path, 'utf8');
 }
 
 export const realSleep = (ms: number, signal?: AbortSignal) =>

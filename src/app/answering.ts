@@ -2,8 +2,7 @@
 // asked before a task exists): scripted answers from --answers, declines and cancels, roots from
 // the server entry, then prompts in a terminal. Every response is checked before anything is
 // sent; keys answered before are never answered again.
-import { readFileSync } from 'node:fs';
-import type { Context } from '../context.js';
+import { readFileArg, type Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { makeStyle, shortTaskId } from '../output/render.js';
 import { sanitize } from '../output/sanitize.js';
@@ -32,7 +31,7 @@ export function readAnswers(ctx: Pick<Context, 'stdin'>, path: string | undefine
   if (path === undefined) return {};
   let text: string;
   try {
-    text = path === '-' ? ctx.stdin.readAll() : readFileSync(path, 'utf8');
+    text = readFileArg(ctx.stdin, path);
   } catch (err) {
     throw new CliError('invalid-input', `cannot read --answers ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
   }

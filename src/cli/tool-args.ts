@@ -1,7 +1,7 @@
 // Tool arguments from the command line: key=value (a string, or the number/boolean the tool's
 // inputSchema asks for), key:=json (typed), --args-json, --args-file; checked against the
 // tool's inputSchema before anything is sent.
-import { readFileSync } from 'node:fs';
+import { readFileArg, type Input } from '../context.js';
 import { CliError } from '../errors.js';
 import { argumentsMessage } from '../protocol/schema-message.js';
 import { safeName } from '../output/sanitize.js';
@@ -40,6 +40,8 @@ export interface ArgSources {
   pairs: string[];
   argsJson?: string;
   argsFile?: string;
+  /** Standard input, for `--args-file -` (the Context's: stdin is read once, through it). */
+  stdin?: Pick<Input, 'readAll'>;
 }
 
 export function buildArguments(src: ArgSources, inputSchema: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -49,7 +51,7 @@ export function buildArguments(src: ArgSources, inputSchema: Record<string, unkn
     let text: string;
     if (src.argsFile !== undefined) {
       try {
-        text = readFileSync(src.argsFile === '-' ? 0 : src.argsFile, 'utf8');
+        text = readFileArg(src.stdin ?? { readAll: () => '' }, src.argsFile);
       } catch (err) {
         throw invalid(`cannot read --args-file ${src.argsFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
       }

@@ -47,7 +47,7 @@ function openInBrowser(url: string, plan: BrowserPlan, env: NodeJS.ProcessEnv, d
     else [command, args] = ['xdg-open', [url]];
   } else return;
   try {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    const child = spawn(command, args, { stdio: 'ignore', detached: true, env });
     child.on('error', (e) => debug(`could not start the browser (${command}): ${e.message}`));
     child.unref();
   } catch (e) {

@@ -21,6 +21,7 @@ import type { VaultRecord } from '../../vault/vault-record.js';
 
 export async function runCall(server: string, tool: string, pairs: string[], opts: CallOptions, ctx: Context): Promise<number> {
   const { timeoutMs, labels } = opts;
+  if (opts.argsFile === '-' && opts.answers === '-') throw new CliError('usage', 'stdin cannot carry both the arguments and the answers', 'Give one of --args-file and --answers as a file.');
   // A broken answers file must stop us before any work is submitted, not halfway through.
   readAnswers(ctx, opts.answers);
   const entry = new ServerStore(ctx.home).get(server);
@@ -42,7 +43,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       }
       let args: Record<string, unknown>;
       try {
-        args = buildArguments({ pairs, ...(opts.argsJson !== undefined ? { argsJson: opts.argsJson } : {}), ...(opts.argsFile !== undefined ? { argsFile: opts.argsFile } : {}) }, info.inputSchema);
+        args = buildArguments({ pairs, stdin: ctx.stdin, ...(opts.argsJson !== undefined ? { argsJson: opts.argsJson } : {}), ...(opts.argsFile !== undefined ? { argsFile: opts.argsFile } : {}) }, info.inputSchema);
         await validateArguments(tool, args, info.inputSchema);
       } catch (err) {
         // The hint names this server, so it runs as printed.

@@ -1,6 +1,5 @@
 // `server add | list | show | remove | import | check`: named servers.
-import { readFileSync } from 'node:fs';
-import type { Context } from '../../context.js';
+import { readFileArg, type Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
 import { rememberTools } from '../../app/tool-cache.js';
@@ -241,7 +240,7 @@ interface McpJsonEntry {
 export async function runServerImport(file: string, opts: { only?: string; force?: boolean }, ctx: Context): Promise<number> {
   let parsed: { mcpServers?: Record<string, McpJsonEntry> };
   try {
-    parsed = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8')) as typeof parsed;
+    parsed = JSON.parse(readFileArg(ctx.stdin, file)) as typeof parsed;
   } catch (err) {
     throw new CliError('invalid-input', `cannot read ${file} as JSON: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Pass an mcp.json file with an "mcpServers" object.');
   }

@@ -1,6 +1,5 @@
 // `prune`, `export`, `import`: housekeeping and hand-over of handles between machines.
-import { readFileSync } from 'node:fs';
-import type { Context } from '../../context.js';
+import { readFileArg, type Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { writeFileAtomic } from '../../fs/atomic-file.js';
 import { openVault } from '../../app/task-target.js';
@@ -70,7 +69,7 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
   const passphrase = exportKey(ctx);
   let text: string;
   try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    text = readFileArg(ctx.stdin, file);
   } catch (err) {
     throw new CliError('invalid-input', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
   }
