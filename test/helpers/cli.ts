@@ -60,6 +60,12 @@ export interface RunOptions {
   cwd?: string;
   /** Own process group, so `kill(signal, { group: true })` reaches it and its children, as Ctrl-C in a terminal does. */
   detached?: boolean;
+  /**
+   * `Home.run`/`Home.ok` only: run as a real child process. Without it they run the CLI in this
+   * process (`main(argv, io)`, see inProcessCli) unless `cwd`, `detached` or NODE_OPTIONS asks for a process,
+   * or MCP_TASKS_TEST_SPAWN=1 sends every run to a child (to check both ways agree).
+   */
+  spawn?: boolean;
 }
 
 /**
@@ -186,6 +192,64 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
   return new CliProcess(args, opts).done;
 }
 
+// NODE_OPTIONS (a preload that fails writes, say) only takes effect in a new process.
+const wantsProcess = (opts: RunOptions) =>
+  opts.spawn === true || opts.cwd !== undefined || opts.detached === true || opts.env?.NODE_OPTIONS !== undefined || process.env.MCP_TASKS_TEST_SPAWN === '1';
+
+/**
+ * Run `mcp-tasks ...args` in this process: main(argv, io) with the environment a child would get
+ * (childEnv), stdin as given, stdout and stderr into buffers. The servers it talks to are still
+ * real processes; what only a process shows (signals, kill -9, a TTY, exit on a closed pipe)
+ * needs `spawn: true`. Most cases finish in milliseconds instead of a Node start-up each.
+ */
+export async function inProcessCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+  const { main } = await import('../../src/main.js');
+  const home = opts.home ?? tempHome();
+  const out: string[] = [];
+  const err: string[] = [];
+  const sink = (chunks: string[]) =>
+    ({
+      isTTY: false,
+      write: (t: string | Uint8Array, ...rest: unknown[]) => {
+        chunks.push(typeof t === 'string' ? t : Buffer.from(t).toString('utf8'));
+        const cb = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+        cb?.();
+        return true;
+      },
+      on: () => undefined,
+      once: () => undefined,
+    }) as unknown as NodeJS.WriteStream;
+  const started = Date.now();
+  const interrupt = new AbortController();
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  let timer: NodeJS.Timeout | undefined;
+  const run = main(args, {
+    stdout: sink(out),
+    stderr: sink(err),
+    stdinIsTTY: false,
+    readStdin: () => opts.input ?? '',
+    env: childEnv(home, opts.env),
+    platform: process.platform,
+    interrupt: interrupt.signal,
+    script: BIN,
+  });
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      interrupt.abort();
+      reject(new Error(`mcp-tasks ${args.join(' ')} (in process) did not finish within ${timeoutMs} ms\n--- stdout\n${out.join('').slice(-2000)}\n--- stderr\n${err.join('').slice(-2000)}`));
+    }, timeoutMs);
+  });
+  try {
+    const code = await Promise.race([run, timeout]);
+    return { code, signal: null, stdout: out.join(''), stderr: err.join(''), ms: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `Home.run`: in this process unless the options ask for a real one (see RunOptions.spawn). */
+const runForHome = (args: string[], opts: RunOptions) => (wantsProcess(opts) ? runCli(args, opts) : inProcessCli(args, opts));
+
 /** A home directory bound to a runner: `h.run(['list'])`. */
 export interface Home {
   dir: string;
@@ -202,9 +266,9 @@ export function newHome(): TestHome {
   const dir = tempHome();
   return {
     dir,
-    run: (args, opts = {}) => runCli(args, { ...opts, home: dir }),
+    run: (args, opts = {}) => runForHome(args, { ...opts, home: dir }),
     ok: async (args, opts = {}) => {
-      const r = await runCli(args, { ...opts, home: dir });
+      const r = await runForHome(args, { ...opts, home: dir });
       if (r.code !== 0) throw new Error(`mcp-tasks ${args.join(' ')} exited ${r.code}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-2000)}`);
       return r;
     },
