@@ -87,11 +87,22 @@ describe('next steps run verbatim', () => {
     for (const { args, r } of outputs) for (const c of printedCommands(`${r.stdout}\n${r.stderr}`)) commands.add(`${c}\u0000${args}`);
     assert.ok(commands.size >= 12, `too few hints collected (${commands.size}):\n${outputs.map((o) => o.r.stderr).join('\n')}`);
     const invocation = 'mcp-tasks ';
-    for (const entry of commands) {
-      const [command, from] = entry.split('\u0000') as [string, string];
+    const entries = [...commands].map((entry) => entry.split('\u0000') as [string, string]);
+    for (const [command, from] of entries) {
       assert.doesNotMatch(command, /<[^>]*>/, `a placeholder in the hint of "${from}": ${command}`);
       assert.ok(command.startsWith(invocation) || command.startsWith(`MCP_TASKS_EXPORT_KEY`), `the hint of "${from}" does not start with the command as invoked: ${command}`);
-      const r = await sh(command, h.dir, cwd);
+    }
+    // Each hint runs in its own shell and process, three at a time: only whether it runs and
+    // parses is judged, so their order does not matter (the vault takes concurrent writers).
+    const results = new Map<string, { code: number | null; stderr: string }>();
+    const queue = [...entries];
+    await Promise.all(
+      [0, 1, 2].map(async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) results.set(next[0], await sh(next[0], h.dir, cwd));
+      }),
+    );
+    for (const [command, from] of entries) {
+      const r = results.get(command)!;
       assert.notEqual(r.code, 127, `"${command}" (from "${from}"): command not found\n${r.stderr}`);
       assert.doesNotMatch(r.stderr, /error: (unknown option|unknown command|too many arguments|missing required argument)|syntax error/, `"${command}" (from "${from}") does not parse:\n${r.stderr}`);
     }

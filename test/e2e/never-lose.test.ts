@@ -250,7 +250,8 @@ describe('disk full (a real tmpfs)', { concurrency: 1 }, () => {
       mkdirSync(home, { recursive: true });
       const added = await runCli(['server', 'add', 'flight', '--url', proxy.url], { home });
       assert.equal(added.code, 0, added.stderr);
-      const r = await runCli(['call', 'flight', 'slow_compute', 'seconds=60', '--detach'], { home });
+      // A real process: recover below must find the writer gone, as after any ended CLI.
+      const r = await runCli(['call', 'flight', 'slow_compute', 'seconds=60', '--detach'], { home, spawn: true });
       assert.equal(calls, 1, 'the server got the request');
       assert.equal(r.code, 9, r.stderr);
       assert.match(r.stderr, /the request was sent but no handle came back, and the vault could not record that/);

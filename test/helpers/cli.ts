@@ -61,7 +61,7 @@ export interface RunOptions {
   /** Own process group, so `kill(signal, { group: true })` reaches it and its children, as Ctrl-C in a terminal does. */
   detached?: boolean;
   /**
-   * `Home.run`/`Home.ok` only: run as a real child process. Without it they run the CLI in this
+   * Run as a real child process. Without it runCli and `Home.run`/`Home.ok` run the CLI in this
    * process (`main(argv, io)`, see inProcessCli) unless `cwd`, `detached` or NODE_OPTIONS asks for a process,
    * or MCP_TASKS_TEST_SPAWN=1 sends every run to a child (to check both ways agree).
    */
@@ -187,8 +187,8 @@ export class CliProcess {
 /** Start `mcp-tasks ...args` in the background. */
 export const spawnCli = (args: string[], opts: RunOptions = {}) => new CliProcess(args, opts);
 
-/** Run `mcp-tasks ...args` to completion: {code, stdout, stderr}. */
-export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+/** Run `mcp-tasks ...args` to completion as a child process: {code, stdout, stderr}. */
+export function runCliProcess(args: string[], opts: RunOptions = {}): Promise<CliResult> {
   return new CliProcess(args, opts).done;
 }
 
@@ -247,8 +247,8 @@ export async function inProcessCli(args: string[], opts: RunOptions = {}): Promi
   }
 }
 
-/** `Home.run`: in this process unless the options ask for a real one (see RunOptions.spawn). */
-const runForHome = (args: string[], opts: RunOptions) => (wantsProcess(opts) ? runCli(args, opts) : inProcessCli(args, opts));
+/** Run `mcp-tasks ...args` to completion: in this process unless the options ask for a real one (see RunOptions.spawn). */
+export const runCli = (args: string[], opts: RunOptions = {}): Promise<CliResult> => (wantsProcess(opts) ? runCliProcess(args, opts) : inProcessCli(args, opts));
 
 /** A home directory bound to a runner: `h.run(['list'])`. */
 export interface Home {
@@ -266,9 +266,9 @@ export function newHome(): TestHome {
   const dir = tempHome();
   return {
     dir,
-    run: (args, opts = {}) => runForHome(args, { ...opts, home: dir }),
+    run: (args, opts = {}) => runCli(args, { ...opts, home: dir }),
     ok: async (args, opts = {}) => {
-      const r = await runForHome(args, { ...opts, home: dir });
+      const r = await runCli(args, { ...opts, home: dir });
       if (r.code !== 0) throw new Error(`mcp-tasks ${args.join(' ')} exited ${r.code}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-2000)}`);
       return r;
     },

@@ -36,6 +36,12 @@ describe('in process: errors as the contract prints them', () => {
     assert.match(human.stderr, /^mcp-tasks: no task in the vault matches "abcdefgh"\n {2}next: /);
   });
 
+  test('stdin is read once: the arguments and the answers cannot both come from it', async () => {
+    const r = await runInProcess(['--json', 'call', 'demo', 'slow_compute', '--args-file', '-', '--answers', '-'], { stdin: '{"seconds":1}' });
+    assert.equal(r.code, 1);
+    assert.match(assertErrorDoc(r.stdout, 'usage').message, /stdin cannot carry both the arguments and the answers/);
+  });
+
   test('stdin is read once: a taskId on stdin cannot also be the answers', async () => {
     const r = await runInProcess(['--json', 'answer', '-', '--server', 'web', '--answers', '-'], { stdin: 'some-task-id' });
     assert.equal(r.code, 1);
