@@ -20,6 +20,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// Four files at a time: most cases run the CLI in the test process and wait on servers more
+// than they compute, so two would leave the cores idle.
 // Files that load the whole machine on purpose (64 processes beside CPU burners) run alone,
 // after the rest: beside other files they would starve them, and be starved, into false failures.
 const ALONE = /fanout/;
@@ -27,7 +29,7 @@ const batches = [files.filter((f) => !ALONE.test(f)), files.filter((f) => ALONE.
 
 function runBatch(batch) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...batch], {
+    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=4', ...batch], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, FORCE_COLOR: '0' },
     });
