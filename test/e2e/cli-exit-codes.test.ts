@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addHttpServer, filesUnder, newHome, parseJsonDoc, startDemo, type DemoServer, homeWithServer } from '../helpers/cli.js';
 import { rpcErrorReply, startProxy } from '../helpers/proxy.js';
+import { seededWord } from '../helpers/seeded.js';
 
 const refOf = (stdout: string) => parseJsonDoc(stdout).taskId as string;
 
@@ -226,7 +227,7 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
-    const token = `tok-${Math.random().toString(36).slice(2)}-do-not-print`;
+    const token = `tok-${seededWord()}-do-not-print`;
     try {
       const h = newHome();
       await addHttpServer(h, 'locked', `http://127.0.0.1:${port}/mcp`, ['--bearer-env', 'E2E_LOCKED_TOKEN']);

@@ -5,8 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { filesUnder, newHome, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
 import { startProxy, type Proxy } from '../helpers/proxy.js';
+import { seededWord } from '../helpers/seeded.js';
 
-const TOKEN = `tok-${Math.random().toString(36).slice(2)}-${Date.now()}`;
+const TOKEN = `tok-${seededWord()}-${Date.now()}`;
 
 /** A real authenticating gateway: 401 unless `Authorization: Bearer TOKEN`, else proxied to the demo server. */
 async function startGateway(target: URL): Promise<Proxy & { refused: () => number }> {

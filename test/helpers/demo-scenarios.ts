@@ -13,6 +13,7 @@ import {
   ToolV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { seededWord } from './seeded.js';
 import {
   assertSchema,
   callTool,
@@ -316,7 +317,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'send_payment: a repeated idempotency key returns the existing task (pays once)',
     async run(c) {
-      const key = `op-${Math.random().toString(36).slice(2)}`;
+      const key = `op-${seededWord()}`;
       const first = await createTask(c, 'send_payment', { to: 'carol', amount: 3 }, { [IDEMPOTENCY_KEY]: key });
       const repeat = await createTask(c, 'send_payment', { to: 'carol', amount: 3 }, { [IDEMPOTENCY_KEY]: key });
       assert.equal(repeat.taskId, first.taskId, 'the repeated key returned the existing task');
@@ -334,7 +335,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'send_payment: a repeated idempotency key after a tasks/cancel still returns the existing task',
     async run(c) {
-      const key = `op-${Math.random().toString(36).slice(2)}`;
+      const key = `op-${seededWord()}`;
       const first = await createTask(c, 'send_payment', { to: 'dave', amount: 9 }, { [IDEMPOTENCY_KEY]: key });
       await poll(c, first.taskId, (t) => t.statusMessage === 'Settling payment' || t.status !== 'working');
       await cancel(c, first.taskId);

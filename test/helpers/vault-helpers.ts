@@ -2,7 +2,8 @@
 // file modes, a recorder of every file version that appears under a directory, and small Node
 // child processes (real processes writing real files) that a test can SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { seededBytes, seededUuid } from './seeded.js';
 import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VaultRecord } from '../../src/vault/vault-record.js';
@@ -19,7 +20,7 @@ export const fileMode = (path: string): number => statSync(path).mode & 0o777;
 export const octal = (mode: number): string => `0${mode.toString(8)}`;
 
 /** A taskId like the demo server's (32 url-safe characters), optionally with a fixed prefix. */
-export const fakeTaskId = (prefix = ''): string => (prefix + randomBytes(24).toString('base64url')).slice(0, 32);
+export const fakeTaskId = (prefix = ''): string => (prefix + seededBytes(24).toString('base64url')).slice(0, 32);
 
 export const isoAgo = (ms: number): string => new Date(Date.now() - ms).toISOString();
 
@@ -45,7 +46,7 @@ export function makeRecord(spec: RecordSpec = {}): VaultRecord {
   const at = isoAgo(spec.ageMs ?? 0);
   const phase = spec.phase ?? (spec.taskId === undefined ? 'in-doubt' : spec.status && ['completed', 'failed', 'cancelled'].includes(spec.status) ? 'terminal' : 'active');
   const rec: VaultRecord = {
-    opId: spec.opId ?? randomUUID(),
+    opId: spec.opId ?? seededUuid(),
     server: { name: spec.server ?? 'web', identity: spec.identity ?? { kind: 'http', url: 'http://127.0.0.1:9/mcp' } },
     auth: { kind: 'none' },
     operation: {
@@ -246,8 +247,7 @@ export async function deadPid(): Promise<number> {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** A uniformly random integer in [lo, hi]. */
-export const randInt = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
+export { randInt } from './seeded.js';
 
 // ---------------------------------------------------------------------------------------------
 // The on-disk vault: a line `mcp-tasks-vault\n`, a JSON header line, then raw ciphertext.

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { FileTaskStore, StoreError, type StoredTask } from '../../../src/demo/task-store.js';
 import { LockTimeoutError, withFileLock } from '../../../src/fs/atomic-file.js';
 import { makeTempDir, readStore, sha256File, tempStorePath } from '../../helpers/demo-server.js';
+import { seededWord } from '../../helpers/seeded.js';
 
 const STORE_MODULE = fileURLToPath(new URL('../../../src/demo/task-store.js', import.meta.url));
 
@@ -16,7 +17,7 @@ let n = 0;
 function task(overrides: Partial<StoredTask> = {}): StoredTask {
   n++;
   return {
-    taskId: `task-${n}-${Math.random().toString(36).slice(2)}`,
+    taskId: `task-${n}-${seededWord()}`,
     tool: 'slow_compute',
     args: { seconds: 1 },
     createdAtMs: Date.now(),
