@@ -251,6 +251,8 @@ export class StoredSignInProvider implements OAuthClientProvider {
   private redeemingCode = false;
   /** Held from the SDK's read of the tokens before a refresh until the outcome is saved (see refreshChains). */
   private releaseRefresh?: () => void;
+  /** The tokens handed to the SDK under the lock: saving them again (an issuer stamp) is no outcome. */
+  private tokensUnderLock?: StoredTokens;
 
   constructor(
     sdk: Sdk,
@@ -338,6 +340,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
       if (this.record.kind === 'authorization_code' && this.record.tokens?.refresh_token) {
         await this.takeRefreshLock();
         this.adoptNewerTokens();
+        this.tokensUnderLock = this.record.tokens;
       }
     }
     return this.record.tokens as never;
@@ -370,6 +373,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   /** The refresh's outcome is on disk (or there was none to make): the next refresh may start. */
   private endRefresh(): void {
+    this.tokensUnderLock = undefined;
     this.releaseRefresh?.();
   }
 
@@ -385,6 +389,9 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: StoredTokens): void {
+    // The SDK saves the tokens it read back with its issuer stamp when the file predates the
+    // stamp, before it refreshes: the refresh is still to come, so the lock stays held for it.
+    const refreshed = !this.tokensUnderLock || !sameTokens(tokens, this.tokensUnderLock);
     try {
       const newGrant = this.redeemingCode;
       this.redeemingCode = false;
@@ -397,7 +404,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
       delete this.record.codeVerifier;
       this.persist();
     } finally {
-      this.endRefresh();
+      if (refreshed) this.endRefresh();
     }
   }
 
@@ -558,6 +565,9 @@ export async function finishSignIn(params: URLSearchParams, redeem: (p: URLSearc
   }
   await redeem(params);
 }
+
+/** The same grant state: a save of these adds or changes only metadata (the issuer stamp). */
+const sameTokens = (a: StoredTokens, b: StoredTokens) => a.access_token === b.access_token && a.refresh_token === b.refresh_token;
 
 const clean = (s: string) => s.replace(/[^\x20-\x7e]/g, '').slice(0, 200);
 
