@@ -3,6 +3,7 @@
 // (dynamic or client ID metadata document), refresh, RFC 8707 resource, RFC 9207 `iss` checks
 // and scope selection are the SDK's (`auth`), and so are client_credentials and private_key_jwt
 // (its ClientCredentialsProvider / PrivateKeyJwtProvider, to which machine sign-ins delegate).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -229,6 +230,12 @@ export function idTokenSubject(idToken: unknown, issuer: string): string | undef
  */
 const refreshChains = new Map<string, Promise<void>>();
 
+/**
+ * The send a refresh runs under (the SDK refreshes inside the transport's send, on a 401): when
+ * that send fails, the lock its own refresh took is released there, and no other send's.
+ */
+const sendTurn = new AsyncLocalStorage<object>();
+
 /** How long a refresh waits for a peer's before it gives up (the peer's lock is taken over if it died). */
 const REFRESH_LOCK_WAIT_MS = 60_000;
 const REFRESH_LOCK_STALE_MS = 120_000;
@@ -253,6 +260,8 @@ export class StoredSignInProvider implements OAuthClientProvider {
   private releaseRefresh?: () => void;
   /** The tokens handed to the SDK under the lock: saving them again (an issuer stamp) is no outcome. */
   private tokensUnderLock?: StoredTokens;
+  /** The send whose refresh holds the lock (see sendTurn). */
+  private refreshTurn?: object;
 
   constructor(
     sdk: Sdk,
@@ -364,11 +373,24 @@ export class StoredSignInProvider implements OAuthClientProvider {
       releaseHere();
       throw new CliError('auth', `the sign-in for server "${this.record.server}" is being refreshed by another mcp-tasks process that does not finish (${(err as Error).message})`, 'Wait for it to end, then retry.');
     }
+    this.refreshTurn = sendTurn.getStore();
     this.releaseRefresh = () => {
       this.releaseRefresh = undefined;
+      this.refreshTurn = undefined;
       releaseFile();
       releaseHere();
     };
+  }
+
+  /** Run one send; if it fails while its own refresh holds the lock (the SDK rethrew from auth(), nothing saved), release it now. */
+  async sending<T>(send: () => Promise<T>): Promise<T> {
+    const turn = {};
+    try {
+      return await sendTurn.run(turn, send);
+    } catch (err) {
+      if (this.releaseRefresh && this.refreshTurn === turn) this.endRefresh();
+      throw err;
+    }
   }
 
   /** The refresh's outcome is on disk (or there was none to make): the next refresh may start. */
@@ -502,7 +524,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   /** Stop listening for a callback (the connection is closing). */
   dispose(): void {
-    // A refresh that ended in an error the SDK rethrew (nothing saved) ends with the connection.
+    // A refresh still held when the connection closes (one the GET stream started) ends with it.
     this.endRefresh();
     this.interactive?.loopback.close();
     this.pendingAuthorization = false;
@@ -539,13 +561,13 @@ export function signInTransportClass(sdk: Sdk) {
 
     override async send(...args: Parameters<SdkHttpTransport['send']>): Promise<void> {
       try {
-        return await super.send(...args);
+        return await this.provider.sending(() => super.send(...args));
       } catch (err) {
         if (!(err instanceof sdk.UnauthorizedError) || !this.provider.pendingAuthorization) throw err;
         const params = await this.provider.awaitCallback();
         await finishSignIn(params, (p) => this.finishAuth(p));
         if (this.expected && comparePrincipals(this.expected, this.provider.current.principal) === 'different') throw new OtherPrincipalError(this.expected, this.provider.current.principal);
-        return await super.send(...args);
+        return await this.provider.sending(() => super.send(...args));
       }
     }
 

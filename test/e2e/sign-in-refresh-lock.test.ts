@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { newHome, startDemo, type DemoServer } from '../helpers/cli.js';
 import { startAuthWorld, type AuthWorld } from '../helpers/auth-server.js';
-import { readSignIn, writeSignIn } from '../../src/connection/oauth-store.js';
+import { existsSync } from 'node:fs';
+import { readSignIn, signInPath, writeSignIn } from '../../src/connection/oauth-store.js';
+import { signInTransportFor } from '../../src/connection/oauth-provider.js';
 
 const BROWSER_SCRIPT = fileURLToPath(new URL('../../../test/helpers/browser.mjs', import.meta.url));
 /** The environment the spawned CLI reads its key with (test/helpers/cli.ts: no keychain). */
@@ -69,5 +71,41 @@ describe('refresh lock release', () => {
     // The sign-in survived: a third process uses it without a browser.
     const later = await h.run(['tools', 'secure']);
     assert.equal(later.code, 0, later.stderr);
+  });
+
+  test('a refresh the SDK gives up on and rethrows releases the lock where the failed send returns, not when the connection closes', async () => {
+    const h = newHome();
+    await h.ok(['server', 'add', 'secure', '--url', world.url]);
+    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    await world.expireAccessTokens();
+    const lockFile = `${signInPath(h.dir, 'secure')}.lock`;
+
+    // This test process is the first mcp-tasks: its connection stays open after a send whose
+    // refresh the authorization server answers with an error the SDK rethrows from auth().
+    const debug: string[] = [];
+    const io = { env: CHILD_KEY_ENV, home: h.dir, say: () => {}, debug: (l: string) => debug.push(l), redact: () => {} };
+    const signIn = (await signInTransportFor(io, { name: 'secure', url: world.url }, { tty: false, storedAuthOnly: true }))!;
+    const transport = signIn.factory(new URL(world.url), { requestInit: {} });
+    await transport.start();
+    try {
+      world.refuseTokenRequests = 'temporarily_unavailable';
+      const before = world.tokenRequests.length;
+      await assert.rejects(
+        transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lock-test', version: '0' } } }),
+        /temporarily_unavailable|unavailable/i,
+      );
+      assert.deepEqual(world.tokenRequests.slice(before), ['temporarily_unavailable answered'], 'the refresh was tried under the lock and failed');
+      world.refuseTokenRequests = undefined;
+      assert.equal(existsSync(lockFile), false, 'the refresh lock is released once the failed send returns, with the connection still open');
+
+      // A second process refreshes at once: it does not wait for a refresh that is over.
+      const b = await h.run(['-v', 'tools', 'secure']);
+      assert.equal(b.code, 0, b.stderr);
+      assert.doesNotMatch(b.stderr, WAITS);
+      assert.equal(world.tokenRequests.at(-1), 'refresh_token');
+    } finally {
+      world.refuseTokenRequests = undefined;
+      await transport.close();
+    }
   });
 });
