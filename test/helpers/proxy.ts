@@ -35,6 +35,11 @@ export interface ProxyHooks {
    * still in flight). Undefined: the upstream answer as is.
    */
   replace?: (req: ProxiedRequest, upstream: UpstreamAnswer) => ProxyReply | 'hold' | null | undefined;
+  /**
+   * Rewrite each `data:` payload of an event-stream answer as it passes, the stream kept flowing
+   * (a server request mid-call still reaches the client before the answer is rewritten).
+   */
+  rewriteEvents?: (req: ProxiedRequest) => ((data: string) => string) | undefined;
 }
 
 export interface UpstreamAnswer {
@@ -157,6 +162,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
         return;
       }
       const rewrite = hooks.rewrite?.(seen);
+      const rewriteEvent = hooks.rewriteEvents?.(seen);
       const newBody = hooks.rewriteRequest?.(seen);
       const headers = newBody ? { ...req.headers, 'content-length': String(newBody.length) } : req.headers;
       const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
@@ -178,6 +184,20 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
             res.writeHead(mine.status, { 'content-type': 'application/json', ...mine.headers });
             res.end(mine.body);
           });
+          return;
+        }
+        if (rewriteEvent && String(r.headers['content-type'] ?? '').includes('text/event-stream')) {
+          const { 'content-length': _length, ...kept } = r.headers;
+          res.writeHead(r.statusCode ?? 502, kept);
+          res.flushHeaders();
+          let partial = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk: string) => {
+            const lines = (partial + chunk).split('\n');
+            partial = lines.pop()!;
+            res.write(lines.map((l) => (l.startsWith('data:') ? `data: ${rewriteEvent(l.slice(5).trim())}` : l) + '\n').join(''));
+          });
+          r.on('end', () => res.end(partial));
           return;
         }
         if (!rewrite) {
