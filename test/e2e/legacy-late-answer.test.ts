@@ -62,3 +62,20 @@ test('2025-11-25: a CreateTaskResult that arrives after the call wait ran out is
   assert.equal(parseJsonDoc(got.stdout).taskId, doc.taskId);
   await h.run(['cancel', 'late']);
 });
+
+test('2025-11-25: the wait for a late answer ends at Ctrl-C: the record stays in doubt (exit 10)', async (t) => {
+  const server = await startEverythingServer(t);
+  const proxy = await startProxy(server.url, {
+    // The server creates the task; its answer never comes back.
+    replace: (req) => (toolCallOf(req)?.name === TOOL ? 'hold' : undefined),
+  });
+  t.after(() => proxy.close());
+  const h = await homeWithServer('ev', proxy.url);
+  const call = h.spawn(['-v', 'call', 'ev', TOOL, 'topic=tides', '--detach'], { env: { MCP_TASKS_CALL_WAIT_MS: '300' } });
+  await call.waitFor(LISTENING);
+  call.kill('SIGINT');
+  const r = await call.done;
+  assert.equal(r.code, 10, r.stderr);
+  assert.deepEqual(storedRecords(h).map((x) => [x.phase, x.taskId]), [['in-doubt', undefined]]);
+  assert.match(r.stderr, /recover/);
+});
