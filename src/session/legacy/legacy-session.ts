@@ -24,6 +24,8 @@
 //   multi round-trip retry does on 2026-07-28. Nothing is resent. A request still unanswered
 //   when the command ends is dismissed (an elicitation gets `cancel`): the server is not left
 //   waiting on a client that has gone.
+// - a task-augmented tools/call whose round timed out stays open: its late CreateTaskResult
+//   still names the task (lateCallOutcome), so the caller can store the handle it would lose.
 import {
   CallToolResultV1Schema,
   CancelTaskResultV1Schema,
