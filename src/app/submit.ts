@@ -26,6 +26,18 @@ export interface SubmitOptions extends AnswerSource {
 /** A server may ask for input several times before it creates a task; we stop after this many. */
 const MAX_INPUT_ROUNDS = 8;
 
+/** After a round timed out, how long a late answer (2025-11-25: the request is still open) is listened for before the command ends in doubt. */
+const LATE_ANSWER_WAIT_MS = 60_000;
+
+/**
+ * MCP_TASKS_CALL_WAIT_MS: how long one round of tools/call waits for its answer before the
+ * submission is in doubt (default 60 s).
+ */
+export function callWaitFrom(env: NodeJS.ProcessEnv): number {
+  const m = /^(\d+)$/.exec(env.MCP_TASKS_CALL_WAIT_MS ?? '');
+  return m ? Math.max(Number(m[1]), 1) : 60_000;
+}
+
 export async function submitOperation(ctx: Context, session: TaskSession, vault: Vault, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<Outcome> {
   const server = entry.name;
   const tool = record.operation.name;
@@ -33,6 +45,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   const opId = record.opId;
   const now = () => new Date(ctx.now()).toISOString();
   const idemKey = record.operation.idempotencyMeta;
+  const callWaitMs = callWaitFrom(ctx.env);
 
   let outcome: ToolCallOutcome;
   let retry: { inputResponses?: Record<string, unknown>; requestState?: string } | undefined;
@@ -43,10 +56,16 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     try {
       outcome = await session.callTool(
         { name: tool, arguments: args, ...(idemKey ? { meta: { [idemKey]: opId } } : {}), ...(retry ?? {}) },
-        { signal: ctx.interrupt, timeoutMs: 60_000 },
+        { signal: ctx.interrupt, timeoutMs: callWaitMs },
       );
     } catch (err) {
-      return submissionFailed(ctx, vault, record, err, server, opts.resubmission === true || callOpened);
+      const inDoubt = submissionFailed(ctx, vault, record, err, server, opts.resubmission === true || callOpened);
+      // In doubt on disk first; then a late answer to the call (2025-11-25: its request is still
+      // open) may still bring the handle, which turns the record into the task's (scope.observe below).
+      const late = await session.lateCallOutcome?.(LATE_ANSWER_WAIT_MS, ctx.interrupt);
+      if (!late) return inDoubt;
+      outcome = late;
+      break;
     }
     if (outcome.kind === 'input_required' && outcome.callOpen) callOpened = true;
     if (outcome.kind !== 'input_required' || round >= MAX_INPUT_ROUNDS) break;

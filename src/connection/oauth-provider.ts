@@ -3,6 +3,7 @@
 // (dynamic or client ID metadata document), refresh, RFC 8707 resource, RFC 9207 `iss` checks
 // and scope selection are the SDK's (`auth`), and so are client_credentials and private_key_jwt
 // (its ClientCredentialsProvider / PrivateKeyJwtProvider, to which machine sign-ins delegate).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -229,6 +230,12 @@ export function idTokenSubject(idToken: unknown, issuer: string): string | undef
  */
 const refreshChains = new Map<string, Promise<void>>();
 
+/**
+ * The send a refresh runs under (the SDK refreshes inside the transport's send, on a 401): when
+ * that send fails, the lock its own refresh took is released there, and no other send's.
+ */
+const sendTurn = new AsyncLocalStorage<object>();
+
 /** How long a refresh waits for a peer's before it gives up (the peer's lock is taken over if it died). */
 const REFRESH_LOCK_WAIT_MS = 60_000;
 const REFRESH_LOCK_STALE_MS = 120_000;
@@ -251,6 +258,10 @@ export class StoredSignInProvider implements OAuthClientProvider {
   private redeemingCode = false;
   /** Held from the SDK's read of the tokens before a refresh until the outcome is saved (see refreshChains). */
   private releaseRefresh?: () => void;
+  /** The tokens handed to the SDK under the lock: saving them again (an issuer stamp) is no outcome. */
+  private tokensUnderLock?: StoredTokens;
+  /** The send whose refresh holds the lock (see sendTurn). */
+  private refreshTurn?: object;
 
   constructor(
     sdk: Sdk,
@@ -338,6 +349,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
       if (this.record.kind === 'authorization_code' && this.record.tokens?.refresh_token) {
         await this.takeRefreshLock();
         this.adoptNewerTokens();
+        this.tokensUnderLock = this.record.tokens;
       }
     }
     return this.record.tokens as never;
@@ -361,15 +373,29 @@ export class StoredSignInProvider implements OAuthClientProvider {
       releaseHere();
       throw new CliError('auth', `the sign-in for server "${this.record.server}" is being refreshed by another mcp-tasks process that does not finish (${(err as Error).message})`, 'Wait for it to end, then retry.');
     }
+    this.refreshTurn = sendTurn.getStore();
     this.releaseRefresh = () => {
       this.releaseRefresh = undefined;
+      this.refreshTurn = undefined;
       releaseFile();
       releaseHere();
     };
   }
 
+  /** Run one send; if it fails while its own refresh holds the lock (the SDK rethrew from auth(), nothing saved), release it now. */
+  async sending<T>(send: () => Promise<T>): Promise<T> {
+    const turn = {};
+    try {
+      return await sendTurn.run(turn, send);
+    } catch (err) {
+      if (this.releaseRefresh && this.refreshTurn === turn) this.endRefresh();
+      throw err;
+    }
+  }
+
   /** The refresh's outcome is on disk (or there was none to make): the next refresh may start. */
   private endRefresh(): void {
+    this.tokensUnderLock = undefined;
     this.releaseRefresh?.();
   }
 
@@ -385,6 +411,9 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: StoredTokens): void {
+    // The SDK saves the tokens it read back with its issuer stamp when the file predates the
+    // stamp, before it refreshes: the refresh is still to come, so the lock stays held for it.
+    const refreshed = !this.tokensUnderLock || !sameTokens(tokens, this.tokensUnderLock);
     try {
       const newGrant = this.redeemingCode;
       this.redeemingCode = false;
@@ -397,7 +426,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
       delete this.record.codeVerifier;
       this.persist();
     } finally {
-      this.endRefresh();
+      if (refreshed) this.endRefresh();
     }
   }
 
@@ -495,7 +524,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   /** Stop listening for a callback (the connection is closing). */
   dispose(): void {
-    // A refresh that ended in an error the SDK rethrew (nothing saved) ends with the connection.
+    // A refresh still held when the connection closes (one the GET stream started) ends with it.
     this.endRefresh();
     this.interactive?.loopback.close();
     this.pendingAuthorization = false;
@@ -532,13 +561,13 @@ export function signInTransportClass(sdk: Sdk) {
 
     override async send(...args: Parameters<SdkHttpTransport['send']>): Promise<void> {
       try {
-        return await super.send(...args);
+        return await this.provider.sending(() => super.send(...args));
       } catch (err) {
         if (!(err instanceof sdk.UnauthorizedError) || !this.provider.pendingAuthorization) throw err;
         const params = await this.provider.awaitCallback();
         await finishSignIn(params, (p) => this.finishAuth(p));
         if (this.expected && comparePrincipals(this.expected, this.provider.current.principal) === 'different') throw new OtherPrincipalError(this.expected, this.provider.current.principal);
-        return await super.send(...args);
+        return await this.provider.sending(() => super.send(...args));
       }
     }
 
@@ -558,6 +587,9 @@ export async function finishSignIn(params: URLSearchParams, redeem: (p: URLSearc
   }
   await redeem(params);
 }
+
+/** The same grant state: a save of these adds or changes only metadata (the issuer stamp). */
+const sameTokens = (a: StoredTokens, b: StoredTokens) => a.access_token === b.access_token && a.refresh_token === b.refresh_token;
 
 const clean = (s: string) => s.replace(/[^\x20-\x7e]/g, '').slice(0, 200);
 

@@ -76,6 +76,12 @@ export interface TaskSession {
   adoptTools?(tools: ToolInfo[]): ToolInfo[];
   /** tools/call, asking for a task where the generation and tool allow it. */
   callTool(params: CallToolParams, opts?: RequestOptions): Promise<ToolCallOutcome>;
+  /**
+   * 2025-11-25: the tools/call whose round timed out is still open on the connection; wait up to
+   * `waitMs` (or until `signal` or the session closes) for its late answer. Undefined when none
+   * came (or it was an error, or no call timed out): the submission stays in doubt.
+   */
+  lateCallOutcome?(waitMs: number, signal?: AbortSignal): Promise<ToolCallOutcome | undefined>;
   /** One observation; on 2025-11-25 a terminal task also carries its result (tasks/result), fetched before returning. */
   getTask(taskId: string, opts?: RequestOptions): Promise<TaskSnapshot>;
   /** Deliver answers keyed as in `TaskSnapshot.inputRequests` (2026-07-28: tasks/update). */

@@ -31,6 +31,8 @@ export interface AuthWorld {
   taskRequests: Array<{ method: string; taskId: string; account: string }>;
   /** Set to hold token-endpoint requests: each waits for the promise this returns. */
   tokenGate?: () => Promise<void>;
+  /** Set to answer every token-endpoint request with this OAuth error (HTTP 400), e.g. temporarily_unavailable. */
+  refuseTokenRequests?: string;
   /** Token-endpoint answers by grant type ("refresh_token refused" for a refusal), in order. */
   tokenRequests: string[];
   /** RFC 7009 revocation requests the authorization server received (their HTTP status). */
@@ -95,6 +97,11 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   const onAsRequest = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       if (req.method === 'POST' && req.url === '/token' && world.tokenGate) await world.tokenGate();
+      if (req.method === 'POST' && req.url === '/token' && world.refuseTokenRequests) {
+        world.tokenRequests.push(`${world.refuseTokenRequests} answered`);
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: world.refuseTokenRequests }));
+        return;
+      }
       if (req.method === 'POST' && req.url === '/token/revocation') {
         if (world.failRevocation) {
           world.revocations.push(503);

@@ -416,11 +416,16 @@ export function firstUnsafe(text: string): string | undefined {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** A loopback URL nothing listens on (a port that was free a moment ago). */
+/**
+ * A loopback URL that cannot be reached: a server that resets every connection the moment it is
+ * accepted (an RST, so the client sees ECONNRESET). It keeps its port for the life of the test
+ * process, so no other test's server can take the port and answer in its place (as a port that
+ * was merely free a moment ago could under parallel tests).
+ */
 export async function deadUrl(): Promise<string> {
-  const srv = createServer();
+  const srv = createServer((socket) => socket.resetAndDestroy());
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  srv.unref();
   const { port } = srv.address() as { port: number };
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
   return `http://127.0.0.1:${port}/mcp`;
 }

@@ -32,9 +32,15 @@ export interface ProxyHooks {
    * Forward the request (so the server acts on it), then answer with this instead of what came
    * back: any status, content type or body (a hostile or broken server). `null` cuts the
    * connection without an answer; `'hold'` sends nothing and keeps the socket open (an answer
-   * still in flight). Undefined: the upstream answer as is.
+   * still in flight). Undefined: the upstream answer as is. A promise delays the answer until it
+   * settles (an answer that comes late).
    */
-  replace?: (req: ProxiedRequest, upstream: UpstreamAnswer) => ProxyReply | 'hold' | null | undefined;
+  replace?: (req: ProxiedRequest, upstream: UpstreamAnswer) => ProxyReply | 'hold' | null | undefined | Promise<ProxyReply | 'hold' | null | undefined>;
+  /**
+   * Rewrite each `data:` payload of an event-stream answer as it passes, the stream kept flowing
+   * (a server request mid-call still reaches the client before the answer is rewritten).
+   */
+  rewriteEvents?: (req: ProxiedRequest) => ((data: string) => string) | undefined;
 }
 
 export interface UpstreamAnswer {
@@ -157,16 +163,16 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
         return;
       }
       const rewrite = hooks.rewrite?.(seen);
+      const rewriteEvent = hooks.rewriteEvents?.(seen);
       const newBody = hooks.rewriteRequest?.(seen);
       const headers = newBody ? { ...req.headers, 'content-length': String(newBody.length) } : req.headers;
       const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
         if (hooks.replace) {
           const body: Buffer[] = [];
           r.on('data', (c: Buffer) => body.push(c));
-          r.on('end', () => {
-            const text = Buffer.concat(body).toString('utf8');
-            const contentType = String(r.headers['content-type'] ?? '');
-            const mine = hooks.replace!(seen, { status: r.statusCode ?? 502, contentType, body: text, message: messageOf(text, contentType) });
+          const answerWith = async (text: string, contentType: string) => {
+            const mine = await hooks.replace!(seen, { status: r.statusCode ?? 502, contentType, body: text, message: messageOf(text, contentType) });
+            if (res.destroyed) return;
             if (mine === null) return res.destroy();
             if (mine === 'hold') return;
             if (mine === undefined) {
@@ -177,7 +183,22 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
             }
             res.writeHead(mine.status, { 'content-type': 'application/json', ...mine.headers });
             res.end(mine.body);
+          };
+          r.on('end', () => void answerWith(Buffer.concat(body).toString('utf8'), String(r.headers['content-type'] ?? '')));
+          return;
+        }
+        if (rewriteEvent && String(r.headers['content-type'] ?? '').includes('text/event-stream')) {
+          const { 'content-length': _length, ...kept } = r.headers;
+          res.writeHead(r.statusCode ?? 502, kept);
+          res.flushHeaders();
+          let partial = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk: string) => {
+            const lines = (partial + chunk).split('\n');
+            partial = lines.pop()!;
+            res.write(lines.map((l) => (l.startsWith('data:') ? `data: ${rewriteEvent(l.slice(5).trim())}` : l) + '\n').join(''));
           });
+          r.on('end', () => res.end(partial));
           return;
         }
         if (!rewrite) {

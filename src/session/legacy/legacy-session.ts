@@ -24,6 +24,8 @@
 //   multi round-trip retry does on 2026-07-28. Nothing is resent. A request still unanswered
 //   when the command ends is dismissed (an elicitation gets `cancel`): the server is not left
 //   waiting on a client that has gone.
+// - a task-augmented tools/call whose round timed out stays open: its late CreateTaskResult
+//   still names the task (lateCallOutcome), so the caller can store the handle it would lose.
 import {
   CallToolResultV1Schema,
   CancelTaskResultV1Schema,
@@ -166,6 +168,8 @@ export class LegacyTaskSession implements TaskSession {
   private tools: ToolInfo[] | undefined;
   private standaloneOpened = false;
   private openCall: OpenCall | undefined;
+  /** A task-augmented call whose round timed out: its request is still open, and its answer may still bring the handle. */
+  private lateCall: OpenCall | undefined;
   private callSeq = 0;
   /** The server answered that it no longer knows this session. */
   private sessionEnded = false;
@@ -291,7 +295,28 @@ export class LegacyTaskSession implements TaskSession {
     if (Object.keys(inputRequests).length > 0) return { kind: 'input_required', inputRequests, requestState: `${OPEN_CALL_STATE}${call.id}`, callOpen: true };
     this.openCall = undefined;
     if (opts.signal?.aborted) throw new TransportError('tools/call interrupted');
+    // The request stays open (its own timeout is the session's life): a late CreateTaskResult
+    // still names the task it created (lateCallOutcome).
+    if (call.asTask) this.lateCall = call;
     throw new TransportError(`no answer to tools/call within ${Math.round(timeoutMs / 1000)} s`);
+  }
+
+  async lateCallOutcome(waitMs: number, signal?: AbortSignal): Promise<ToolCallOutcome | undefined> {
+    const call = this.lateCall;
+    if (!call) return undefined;
+    const stop = signal ? AbortSignal.any([signal, this.closing.signal]) : this.closing.signal;
+    this.debug?.(`listening up to ${Math.round(waitMs / 1000)} s more for a late answer to tools/call`);
+    await this.waitUntil(() => call.settled !== undefined, waitMs, stop);
+    if (!call.settled) return undefined;
+    this.lateCall = undefined;
+    if (!call.settled.ok) return undefined;
+    this.debug?.('the late answer to tools/call came');
+    try {
+      return this.toolCallOutcome(call.asTask, call.settled.value);
+    } catch (err) {
+      this.debug?.(`the late answer to tools/call is unusable: ${(err as Error).message}`);
+      return undefined;
+    }
   }
 
   private toolCallOutcome(asTask: boolean, raw: unknown): ToolCallOutcome {
