@@ -2,7 +2,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   if (flag) return resolve(flag);
   if (env.MCP_TASKS_HOME) return resolve(env.MCP_TASKS_HOME);
   const home = homedir();

@@ -4,7 +4,6 @@
 // and scope selection are the SDK's (`auth`), and so are client_credentials and private_key_jwt
 // (its ClientCredentialsProvider / PrivateKeyJwtProvider, to which machine sign-ins delegate).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { spawn } from 'node:child_process';
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,29 +30,9 @@ export function browserPlan(env: NodeJS.ProcessEnv, tty: boolean, noBrowser: boo
 /** Can a sign-in be started in place (a 401 mid-command)? Only where someone or something can answer it. */
 export const canSignInInPlace = (env: NodeJS.ProcessEnv, tty: boolean) => Boolean(env.BROWSER) || tty;
 
-function openInBrowser(url: string, plan: BrowserPlan, env: NodeJS.ProcessEnv, debug: (l: string) => void): void {
-  let command: string;
-  let args: string[];
-  if (plan.mode === 'browser-env') {
-    // Colon-separated alternatives; the first is used. "%s" marks where the URL goes.
-    const first = (env.BROWSER ?? '').split(':')[0]!.trim();
-    const parts = first.split(/\s+/);
-    command = parts[0]!;
-    args = parts.slice(1);
-    if (args.some((a) => a.includes('%s'))) args = args.map((a) => a.replace('%s', url));
-    else args.push(url);
-  } else if (plan.mode === 'platform') {
-    if (process.platform === 'darwin') [command, args] = ['open', [url]];
-    else if (process.platform === 'win32') [command, args] = ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]];
-    else [command, args] = ['xdg-open', [url]];
-  } else return;
-  try {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true, env });
-    child.on('error', (e) => debug(`could not start the browser (${command}): ${e.message}`));
-    child.unref();
-  } catch (e) {
-    debug(`could not start the browser (${command}): ${(e as Error).message}`);
-  }
+function openInBrowser(url: string, plan: BrowserPlan, io: Pick<SignInIO, 'env' | 'platform' | 'debug'>): void {
+  if (plan.mode === 'print') return;
+  void import('../open-url.js').then(({ openerFor, openUrl }) => openUrl(openerFor(url, io.platform, plan.mode === 'browser-env' ? io.env.BROWSER : undefined), io.env, io.debug));
 }
 
 /** The loopback redirect target: 127.0.0.1 on a random (or the previously registered) port. */
@@ -148,6 +127,7 @@ export class LoopbackRedirect {
 
 export interface SignInIO {
   env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
   home: string;
   /** Where the URL is shown when it is printed (stderr: stdout may be --json). */
   say(line: string): void;
@@ -158,9 +138,10 @@ export interface SignInIO {
 }
 
 /** The SignInIO of a command's context (structurally: connection/ does not import the CLI). */
-export function signInIO(ctx: { env: NodeJS.ProcessEnv; home: string; stderr: { write(s: string): void }; debug(l: string): void; redact(s: string | undefined): void; interrupt?: AbortSignal }): SignInIO {
+export function signInIO(ctx: { env: NodeJS.ProcessEnv; platform: NodeJS.Platform; home: string; stderr: { write(s: string): void }; debug(l: string): void; redact(s: string | undefined): void; interrupt?: AbortSignal }): SignInIO {
   return {
     env: ctx.env,
+    platform: ctx.platform,
     home: ctx.home,
     say: (line) => ctx.stderr.write(line.endsWith('\n') ? line : line + '\n'),
     debug: (l) => ctx.debug(l),
@@ -517,7 +498,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
     }
     if (plan.mode === 'print') this.io.say(`Open this URL in a browser to sign in to ${this.record.server}:\n  ${url}\nWaiting for the sign-in (up to ${Math.round(this.interactive.timeoutMs / 1000)} s)…`);
     else this.io.say(`Opening the browser to sign in to ${this.record.server}. If it does not open, visit:\n  ${url}`);
-    openInBrowser(url, plan, this.io.env, this.io.debug);
+    openInBrowser(url, plan, this.io);
     this.browserSignInsLeft--;
     this.pendingAuthorization = true;
   }

@@ -16,6 +16,8 @@ export interface AskContext {
   header: string;
   /** Picks the opener for a URL the person chose to open. */
   platform: NodeJS.Platform;
+  /** The environment the opener starts with. */
+  env: NodeJS.ProcessEnv;
 }
 
 type Field = Parameters<typeof checkField>[1] & { title?: string; description?: string; default?: unknown; oneOf?: Array<{ const?: unknown; title?: string }>; anyOf?: Array<{ const?: unknown; title?: string }>; enumNames?: string[] };
@@ -152,20 +154,9 @@ async function askForm(ask: AskContext, params: Record<string, unknown>): Promis
   return { action: 'accept', content };
 }
 
-/** Open a URL in the person's browser, only on their explicit choice; never through a shell. */
-function openInBrowser(url: string, platform: NodeJS.Platform): Promise<boolean> {
-  const [cmd, args] =
-    platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
-  return new Promise((resolve) => {
-    import('node:child_process').then(({ spawn }) => {
-      const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
-      child.once('error', () => resolve(false));
-      child.once('spawn', () => {
-        child.unref();
-        resolve(true);
-      });
-    }, () => resolve(false));
-  });
+/** Open a URL in the person's browser, only on their explicit choice (the one opener: open-url.ts). */
+function openInBrowser(url: string, platform: NodeJS.Platform, env: NodeJS.ProcessEnv): Promise<boolean> {
+  return import('../open-url.js').then(({ openerFor, openUrl }) => openUrl(openerFor(url, platform), env), () => false);
 }
 
 /**
@@ -210,7 +201,7 @@ async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise
     }
     if (action !== 'open') return { action };
     offerOpen = false;
-    const opened = await openInBrowser(raw, ask.platform);
+    const opened = await openInBrowser(raw, ask.platform, ask.env);
     ask.write(opened ? `  opened ${origin} in your browser; finish there, then answer here.\n` : `  could not start a browser here: copy the URL above instead.\n`);
   }
 }

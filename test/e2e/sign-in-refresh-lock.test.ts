@@ -83,7 +83,7 @@ describe('refresh lock release', () => {
     // This test process is the first mcp-tasks: its connection stays open after a send whose
     // refresh the authorization server answers with an error the SDK rethrows from auth().
     const debug: string[] = [];
-    const io = { env: CHILD_KEY_ENV, home: h.dir, say: () => {}, debug: (l: string) => debug.push(l), redact: () => {} };
+    const io = { env: CHILD_KEY_ENV, platform: process.platform, home: h.dir, say: () => {}, debug: (l: string) => debug.push(l), redact: () => {} };
     const signIn = (await signInTransportFor(io, { name: 'secure', url: world.url }, { tty: false, storedAuthOnly: true }))!;
     const transport = signIn.factory(new URL(world.url), { requestInit: {} });
     await transport.start();
