@@ -18,6 +18,7 @@ import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/
 import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
 import { retryAfterFetch } from './retry-after.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { transportFetch } from './node-http-fetch.js';
 import { VERSION } from '../version.js';
 
 export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
@@ -208,7 +209,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       const token = bearerToken(entry, opts.env);
       // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error; every
       // answer is read within size bounds (bounded-fetch.ts).
-      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, globalThis.fetch, (id, err) => requestFaults.fail?.(id, err)));
+      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, transportFetch(), (id, err) => requestFaults.fail?.(id, err)));
       const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
       transport = opts.httpTransport && !token
         ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })

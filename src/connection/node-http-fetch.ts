@@ -1,0 +1,116 @@
+// The fetch the SDK's HTTP transport gets on Node 20: a request over node:http / node:https that
+// resolves to a standard global `Response` whose body is a web stream (Readable.toWeb), so the
+// SDK reads JSON and SSE from it as from any fetch. Why: on Node 20 the first undici connection
+// compiles llhttp's WebAssembly, about 120 ms of CPU and 30 MB of peak RSS per process, more than
+// the rest of a `get`'s request; Headers and Response alone (undici's JS, which the SDK loads
+// anyway) cost a fraction of that. Node 22+ caches that compilation, so there the global fetch
+// stays. No library does this: node-fetch's Response is its own class with a Node stream body,
+// undici (the package) parses with the same llhttp WebAssembly.
+//
+// Only what the transport sends takes this path: string or URL input, a string, bytes or
+// URLSearchParams body, and redirect 'manual' or 'error' (the SDK follows redirects itself, within
+// the origin). Anything else — redirect 'follow', a Request, a stream or form body — goes to the
+// global fetch unchanged.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+
+type Fetch = typeof fetch;
+
+/** Statuses whose responses have no body (the Response constructor refuses one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** As undici reports a network failure: TypeError('fetch failed') with the system error as cause (its code is read by connect.ts). */
+function fetchFailed(cause: unknown): TypeError {
+  return new TypeError('fetch failed', { cause });
+}
+
+function bodyOf(body: RequestInit['body']): { bytes?: Buffer; type?: string } | undefined {
+  if (body === undefined || body === null) return {};
+  if (typeof body === 'string') return { bytes: Buffer.from(body, 'utf8'), type: 'text/plain;charset=UTF-8' };
+  if (body instanceof URLSearchParams) return { bytes: Buffer.from(body.toString(), 'utf8'), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+  if (body instanceof ArrayBuffer) return { bytes: Buffer.from(body) };
+  if (ArrayBuffer.isView(body)) return { bytes: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
+  return undefined; // a stream, Blob or FormData: the global fetch handles it
+}
+
+function responseHeaders(res: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+  return headers;
+}
+
+export const nodeHttpFetch: Fetch = (input, init) => {
+  const redirect = init?.redirect ?? 'follow';
+  const body = bodyOf(init?.body);
+  const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || redirect === 'follow' || !body || init?.window !== undefined) return fetch(input, init);
+  const signal = init?.signal ?? undefined;
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of new Headers(init?.headers)) headers[name] = value;
+  headers.accept ??= '*/*';
+  if (body.type && headers['content-type'] === undefined) headers['content-type'] = body.type;
+  if (body.bytes) headers['content-length'] = String(body.bytes.byteLength);
+  const method = (init?.method ?? 'GET').toUpperCase();
+
+  return new Promise<Response>((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method, headers });
+    let settled = false;
+    let response: IncomingMessage | undefined;
+    // As the global fetch: the abort reason rejects the pending fetch, or errors the body being read.
+    const onAbort = () => {
+      const reason = abortReason(signal!) as Error;
+      response?.destroy(reason);
+      req.destroy(reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (settled) return;
+      settled = true;
+      reject(signal?.aborted ? abortReason(signal) : fetchFailed(err));
+    });
+    req.on('response', (res) => {
+      settled = true;
+      response = res;
+      const status = res.statusCode ?? 0;
+      if (redirect === 'error' && status >= 300 && status < 400 && res.headers.location !== undefined) {
+        res.destroy();
+        reject(fetchFailed(new Error('unexpected redirect')));
+        return;
+      }
+      let headersOut: Headers;
+      try {
+        headersOut = responseHeaders(res);
+      } catch (err) {
+        res.destroy();
+        reject(fetchFailed(err));
+        return;
+      }
+      res.on('close', () => signal?.removeEventListener('abort', onAbort));
+      const noBody = NULL_BODY.has(status) || method === 'HEAD';
+      if (noBody) res.on('error', () => {}).resume();
+      // A web stream over the socket: cancelling it (the SDK closing an SSE stream) destroys the request.
+      const stream = noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+      try {
+        resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: headersOut }));
+      } catch (err) {
+        res.destroy();
+        reject(fetchFailed(err));
+      }
+    });
+    req.end(body.bytes);
+  });
+};
+
+/** The fetch the HTTP transport uses on this Node line. */
+export function transportFetch(nodeVersion: string = process.versions.node): Fetch {
+  return Number(nodeVersion.split('.')[0]) < 22 ? nodeHttpFetch : fetch;
+}
