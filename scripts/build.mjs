@@ -5,9 +5,9 @@
 // bundled (fewer files to resolve and read at start-up) except native ones.
 // Type checking is `npm run typecheck` (tsc); the tests compile src/ and test/ with tsc themselves.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}build/bundle`;
@@ -51,3 +51,27 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+
+// The help snapshot (src/cli/help-snapshot.ts): every command's --help as commander prints it,
+// rendered here from the same program definition, so `mcp-tasks --help` can print it without
+// loading commander (src/cli/fast-help.ts). Built apart, two levels below the root as the bundle's
+// chunks are (package-root.ts), then removed.
+const snapshotDir = `${root}build/.help-snapshot`;
+rmSync(snapshotDir, { recursive: true, force: true });
+try {
+  await build({
+    absWorkingDir: root,
+    entryPoints: { render: 'src/cli/help-snapshot.ts' },
+    outdir: snapshotDir,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.12',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  const { helpSnapshot } = await import(pathToFileURL(`${snapshotDir}/render.js`).href);
+  writeFileSync(`${outdir}/help-snapshot.json`, `${JSON.stringify(await helpSnapshot(80))}\n`);
+} finally {
+  rmSync(snapshotDir, { recursive: true, force: true });
+}

@@ -1,6 +1,6 @@
 // The only exit point: everything else returns an exit code.
 import { readFileSync } from 'node:fs';
-import { main } from './main.js';
+import { printSnapshotHelp } from './cli/fast-help.js';
 
 // A reader that goes away (`mcp-tasks list | head`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -33,13 +33,22 @@ process.kill = ((pid: number, signal?: string | number) => {
   return realKill(pid, signal);
 }) as typeof process.kill;
 
-process.exitCode = await main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdinIsTTY: Boolean(process.stdin.isTTY),
-  readStdin: () => readFileSync(0, 'utf8'),
-  env: process.env,
-  platform: process.platform,
-  interrupt: controller.signal,
-  ...(process.argv[1] ? { script: process.argv[1] } : {}),
-});
+const argv = process.argv.slice(2);
+const script = process.argv[1] ? { script: process.argv[1] } : {};
+// Plain help from the build's snapshot (beside the bundle), without loading commander; main
+// otherwise (MCP_TASKS_TIMING reports main's own figures).
+if (process.env.MCP_TASKS_TIMING !== '1' && printSnapshotHelp(argv, { stdout: process.stdout, env: process.env, ...script }, new URL('./help-snapshot.json', import.meta.url))) {
+  process.exitCode = 0;
+} else {
+  const { main } = await import('./main.js');
+  process.exitCode = await main(argv, {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    readStdin: () => readFileSync(0, 'utf8'),
+    env: process.env,
+    platform: process.platform,
+    interrupt: controller.signal,
+    ...script,
+  });
+}
