@@ -3,8 +3,10 @@
 // .ci/node-line.sh when it can install them — whole processes, interleaved run by run so the
 // machine's load hits every case alike, medians:
 //   get <ref> over HTTP   against a bare node:http and a bare fetch doing the same tasks/get
-//   --help                against `node -e 0`
-//   new Headers()         what the SDK's HTTP transport builds for every request (why a lighter fetch cannot pay on Node 20)
+//   --help                against `node -e 0` (printed from the build's help snapshot: src/cli/fast-help.ts)
+//   new Headers()         undici's JS alone (the SDK's HTTP transport builds Headers for every request): against
+//                         the fetch floor, what the first undici connection adds (on Node 20, compiling llhttp's
+//                         WebAssembly: why get uses a node:http fetch there, src/connection/node-http-fetch.ts)
 //   get, unbundled        the same get from tsc's build/src (what the bundle saves; needs `tsc -p tsconfig.build.json`)
 // With BENCH_PEERS=1, also MCP Inspector's mcpdo (installed into a temp dir, never a dependency)
 // doing the same tasks/get on the same demo server with its daemon warm.
@@ -171,7 +173,7 @@ export async function benchStartup({ runs = Number(process.env.BENCH_RUNS ?? 15)
       const helpTarget = node22Plus ? 2 : 1.5;
       console.log(`\n${line.label}`);
       console.log(`  node -e 0                          ${fmt(m.nodeFloor)}`);
-      console.log(`  node -e 'new Headers()'            ${fmt(m.headers)}   (the SDK's HTTP transport builds Headers on every request)`);
+      console.log(`  node -e 'new Headers()'            ${fmt(m.headers)}   (undici's JS without a connection; get's fetch on Node 20 is node:http)`);
       console.log(`  bare node:http tasks/get (floor)   ${fmt(m.httpFloor)}`);
       console.log(`  bare fetch tasks/get (floor)       ${fmt(m.fetchFloor)}`);
       console.log(`  mcp-tasks get <ref>                ${fmt(m.get)}   ${(m.get / m.fetchFloor).toFixed(2)}× fetch, ${(m.get / m.httpFloor).toFixed(2)}× node:http   ${verdict(m.get / m.fetchFloor, getTarget)}`);
