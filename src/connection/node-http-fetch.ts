@@ -11,8 +11,7 @@
 // URLSearchParams body, and redirect 'manual' or 'error' (the SDK follows redirects itself, within
 // the origin). Anything else — redirect 'follow', a Request, a stream or form body — goes to the
 // global fetch unchanged.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 
 type Fetch = typeof fetch;
@@ -44,13 +43,15 @@ function responseHeaders(res: IncomingMessage): Headers {
   return headers;
 }
 
-export const nodeHttpFetch: Fetch = (input, init) => {
+export const nodeHttpFetch: Fetch = async (input, init) => {
   const redirect = init?.redirect ?? 'follow';
   const body = bodyOf(init?.body);
   const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || redirect === 'follow' || !body || init?.window !== undefined) return fetch(input, init);
+  // Loaded on first use, not at the top: Node 22+ never run this, and an http:// server never needs node:https.
+  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   const signal = init?.signal ?? undefined;
-  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  if (signal?.aborted) throw abortReason(signal);
 
   const headers: Record<string, string> = {};
   for (const [name, value] of new Headers(init?.headers)) headers[name] = value;
@@ -60,8 +61,7 @@ export const nodeHttpFetch: Fetch = (input, init) => {
   const method = (init?.method ?? 'GET').toUpperCase();
 
   return new Promise<Response>((resolve, reject) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method, headers });
+    const req = request(url, { method, headers });
     let settled = false;
     let response: IncomingMessage | undefined;
     // As the global fetch: the abort reason rejects the pending fetch, or errors the body being read.
