@@ -163,7 +163,8 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
     throw new CliError('invalid-input', `server "${rec.server.name}" now points at ${describeIdentity(identityOf(entry, ctx.home))}, not ${describeIdentity(rec.server.identity)} where this operation was sent`, 'Restore the server entry before resubmitting.');
   }
   // New work goes out in a new session (2025-11-25), recorded before the request like the first one.
-  const session = await openSessionFor(ctx, { record: { ...rec, session: undefined }, entry, persisted: true, taskId: '' });
+  const { session: _oldSession, ...withoutSession } = rec;
+  const session = await openSessionFor(ctx, { record: withoutSession, entry, persisted: true, taskId: '' });
   try {
     const at = new Date(ctx.now()).toISOString();
     const resume = session.resumeState();

@@ -73,10 +73,11 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
     throw new CliError('invalid-input', `server "${name}" does not ask for a sign-in (it answered without one and publishes no protected-resource metadata)`, `Use it as it is: \`mcp-tasks server check ${name}\`.`);
   }
   const previous = readSignIn(ctx.home, name, ctx.env);
+  const scope = opts.scope ?? probe?.scope;
   const baseAuth = {
     serverUrl: entry.url,
     ...(probe?.resourceMetadataUrl ? { resourceMetadataUrl: probe.resourceMetadataUrl } : {}),
-    ...((opts.scope ?? probe?.scope) ? { scope: opts.scope ?? probe?.scope } : {}),
+    ...(scope ? { scope } : {}),
   };
 
   let record: SignInRecord;
