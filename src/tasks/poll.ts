@@ -32,11 +32,11 @@ export interface PollOptions {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The last state seen (from the create result or the vault): its pollIntervalMs sets the first wait. */
-  initial?: TaskSnapshot;
-  timeoutMs?: number;
+  initial?: TaskSnapshot | undefined;
+  timeoutMs?: number | undefined;
   signal?: AbortSignal;
   defaultIntervalMs?: number;
-  retry?: RetryPolicy;
+  retry?: RetryPolicy | undefined;
   onSnapshot?: (snapshot: TaskSnapshot, changed: boolean) => void | Promise<void>;
   onRetry?: (notice: RetryNotice) => void;
   /** The wait differs from the server's pollIntervalMs (for -v). */
@@ -52,7 +52,7 @@ export interface PollOptions {
    */
   onInputStuck?: (snapshot: TaskSnapshot, forMs: number) => void;
   /** Default 15 s. */
-  inputStuckAfterMs?: number;
+  inputStuckAfterMs?: number | undefined;
   /**
    * Called when the same handled keys are still listed another `inputStuckAfterMs` after the
    * notice. 'answered': a new answer went out on purpose; 'wait': keep waiting another period;

@@ -176,7 +176,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
       else delete r.session;
     })!;
     if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
-    return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}), resubmission: true }));
+    return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { detach: opts.detach, resubmission: true }));
   } finally {
     await closeSession(ctx, vault, session, [rec]);
   }
