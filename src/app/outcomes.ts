@@ -1,7 +1,8 @@
 // What use cases return: typed outcomes, decided apart from printing. The presenter
 // (output/present.ts) renders them; exitCodeOf (app/exit-code.ts) turns them into exit codes.
 import type { CliError } from '../errors.js';
-import type { CallToolResult } from '../session/task-session.js';
+import type { CallToolResult, TaskGeneration, ToolInfo } from '../session/task-session.js';
+import type { ServerEntry } from '../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import type { TaskTarget } from './task-target.js';
@@ -100,7 +101,70 @@ export interface AnswerTemplate {
   template: Record<string, unknown>;
 }
 
-export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate;
+// ---- named servers (`server add | list | show | remove | import | check`) and `tools`
+
+/** `server add`: the entry as stored; the sign-in it requires, when the server said so. */
+export interface ServerAdded {
+  kind: 'server-added';
+  entry: ServerEntry;
+  /** "server NAME requires sign-in: run `mcp-tasks server login NAME`" */
+  signInNote?: string | undefined;
+}
+
+/** `server list`: every named server (the built-in demo first). */
+export interface ServersListed {
+  kind: 'servers-listed';
+  entries: ServerEntry[];
+}
+
+/** `server show`: one entry, and whether and until when it is signed in (never a token). */
+export interface ServerShown {
+  kind: 'server-shown';
+  entry: ServerEntry;
+  signIn?: Record<string, unknown> | undefined;
+}
+
+/** `server remove`: the entry and its sign-in are gone; vaulted tasks stay. */
+export interface ServerRemoved {
+  kind: 'server-removed';
+  name: string;
+}
+
+/** `server import`: the names taken from the file, and the ones refused with why (file text: unsanitised). */
+export interface ServersImported {
+  kind: 'servers-imported';
+  imported: string[];
+  skipped: Array<{ name: string; reason: string }>;
+}
+
+/** `server check`: what one fresh handshake and tools/list said. */
+export interface ServerChecked {
+  kind: 'server-checked';
+  server: string;
+  protocolVersion: string;
+  era: 'modern' | 'legacy';
+  generation: TaskGeneration;
+  serverInfo: { name: string; version: string } | null;
+  tasksExtension: boolean;
+  /** The extension's id, as advertised (named in the human line). */
+  tasksExtensionId: string;
+  legacyTasks: boolean;
+  legacyTaskCapabilities: { list: boolean; cancel: boolean; toolsCall: boolean } | null;
+  tools: ToolInfo[];
+}
+
+/** `tools <server> [<tool>]`: the listed tools (or the one asked for), and the ones left out with why. */
+export interface ToolsListed {
+  kind: 'tools-listed';
+  server: string;
+  tools: ToolInfo[];
+  /** `tools <server> <tool>`: that tool only, with its argument table. */
+  tool?: ToolInfo | undefined;
+}
+
+export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed;
+
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | ServerOutcome;
 
 export const report = (target: TaskTarget, end: TaskEnd | Observed, extra: Partial<Pick<TaskReport, 'notes' | 'statePrinted' | 'jsonExtra'>> = {}): TaskReport => ({
   kind: 'task',
