@@ -162,9 +162,15 @@ export interface ToolsListed {
   tool?: ToolInfo | undefined;
 }
 
+/** `show <ref>`: one vault record as stored (nothing is asked of the server). */
+export interface RecordShown {
+  kind: 'record-shown';
+  record: VaultRecord;
+}
+
 export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed;
 
-export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | ServerOutcome;
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | RecordShown | ServerOutcome;
 
 export const report = (target: TaskTarget, end: TaskEnd | Observed, extra: Partial<Pick<TaskReport, 'notes' | 'statePrinted' | 'jsonExtra'>> = {}): TaskReport => ({
   kind: 'task',

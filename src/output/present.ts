@@ -8,6 +8,7 @@ import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
 import { presentServerOutcome } from './present-servers.js';
+import { presentRecord } from './present-record.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
 import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
@@ -37,6 +38,8 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'server-checked':
     case 'tools-listed':
       return presentServerOutcome(ctx, outcome);
+    case 'record-shown':
+      return presentRecord(ctx, outcome.record);
     case 'task':
       return presentReport(ctx, outcome);
     case 'many':
