@@ -168,9 +168,68 @@ export interface RecordShown {
   record: VaultRecord;
 }
 
+/** `prune`: how many finished records were dropped (active, lost and in-doubt ones never are). */
+export interface Pruned {
+  kind: 'pruned';
+  removed: number;
+}
+
+/** `export`: the sealed bundle, written to `out` or (without --out) the bundle's text for stdout. */
+export interface Exported {
+  kind: 'exported';
+  count: number;
+  /** The file written (mode 0600); absent: `bundle` goes to stdout. */
+  out?: string | undefined;
+  bundle: string;
+}
+
+/** `import`: records added, ones already held, and what this machine lacks to use them. */
+export interface RecordsImported {
+  kind: 'records-imported';
+  added: number;
+  alreadyPresent: number;
+  warnings: string[];
+}
+
+/** May an in-doubt operation be sent again without risking a duplicated effect, and why. */
+export type ResubmitVerdict = { safe: true; why: string } | { safe: false; why: string };
+
+/** Bare `recover`: every submission in doubt, with its verdict (exit 4 while any is). */
+export interface InDoubtList {
+  kind: 'in-doubt-list';
+  records: Array<{ record: VaultRecord; verdict: ResubmitVerdict }>;
+}
+
+/** `recover <op-id>`: one submission in doubt and the safe next step (exit 4). */
+export interface InDoubtRecord {
+  kind: 'in-doubt-record';
+  record: VaultRecord;
+  verdict: ResubmitVerdict;
+}
+
+/** `recover <op-id> --resolve`: what an out-of-band check found is recorded; the record is terminal. */
+export interface Resolved {
+  kind: 'resolved';
+  /** The record as it was before (its phase: what it was resolved from). */
+  before: VaultRecord;
+  outcome: string;
+  note?: string | undefined;
+  /** As stored (null when the record could not be read back). */
+  resolution: VaultRecord['resolution'] | null;
+}
+
+/** `recover --resubmit --force`, and the person said no: nothing sent, still in doubt (exit 4). */
+export interface ResubmitDeclined {
+  kind: 'resubmit-declined';
+}
+
+export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResubmitDeclined;
+
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported;
+
 export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed;
 
-export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | RecordShown | ServerOutcome;
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | RecoverOutcome | ServerOutcome;
 
 export const report = (target: TaskTarget, end: TaskEnd | Observed, extra: Partial<Pick<TaskReport, 'notes' | 'statePrinted' | 'jsonExtra'>> = {}): TaskReport => ({
   kind: 'task',

@@ -1,6 +1,7 @@
-// The presenter's part for what the vault holds: `show` (one record as stored) and the time words
-// `list` and `show` use. Human lines or one JSON document; server text sanitised on its way out.
+// The presenter's part for what the vault holds: `show` (one record as stored), `prune`, `export`,
+// `import`, and the time words `list` and `show` use. Human lines or one JSON document; server text sanitised on its way out.
 import type { Context } from '../context.js';
+import type { VaultOutcome } from '../app/outcomes.js';
 import { describePrincipal } from '../tasks/principal.js';
 import { describeIdentity } from '../servers/server-entry.js';
 import { typeableRef, type VaultRecord } from '../vault/vault-record.js';
@@ -57,8 +58,33 @@ function describeSession(v: NonNullable<ReturnType<typeof sessionView>>): string
   return `${head}, Mcp-Session-Id ${v.sessionIdPrefix} kept (encrypted in the vault; later commands rejoin it)${pending}`;
 }
 
+export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
+  const out = (t: string) => ctx.stdout.write(t);
+  switch (o.kind) {
+    case 'record-shown':
+      return presentRecord(ctx, o.record);
+    case 'pruned':
+      if (ctx.json) out(jsonLine({ pruned: o.removed }));
+      else out(`pruned ${o.removed} finished task record(s); active, lost and in-doubt records are kept\n`);
+      return;
+    case 'exported':
+      // Without --out the bundle is the output, --json or not.
+      if (o.out === undefined) out(o.bundle);
+      else if (ctx.json) out(jsonLine({ exported: o.count, out: o.out }));
+      else ctx.stderr.write(`exported ${o.count} task(s) to ${o.out} (encrypted with MCP_TASKS_EXPORT_KEY; stored credentials are not included)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… ${ctx.invocation} import ${o.out}\n`);
+      return;
+    case 'records-imported': {
+      const { added, alreadyPresent, warnings } = o;
+      if (ctx.json) return out(jsonLine({ imported: added, alreadyPresent, warnings }));
+      out(`imported ${added} task(s)${alreadyPresent ? `, ${alreadyPresent} already in the vault` : ''}\n`);
+      for (const w of warnings) ctx.stderr.write(`warning: ${sanitize(w, { singleLine: true, maxLength: 500 })}\n`);
+      return;
+    }
+  }
+}
+
 /** `show <ref>`: one vault record as stored, nothing asked of the server. */
-export function presentRecord(ctx: Context, r: VaultRecord): void {
+function presentRecord(ctx: Context, r: VaultRecord): void {
   if (ctx.json) {
     ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, ...(r.principal ? { signedInAs: describePrincipal(r.principal) } : {}), submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}), session: sessionView(r) }));
     return;

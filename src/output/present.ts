@@ -8,7 +8,8 @@ import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
 import { presentServerOutcome } from './present-servers.js';
-import { presentRecord } from './present-record.js';
+import { presentVaultOutcome } from './present-record.js';
+import { presentRecoverOutcome } from './present-recover.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
 import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
@@ -39,7 +40,15 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'tools-listed':
       return presentServerOutcome(ctx, outcome);
     case 'record-shown':
-      return presentRecord(ctx, outcome.record);
+    case 'pruned':
+    case 'exported':
+    case 'records-imported':
+      return presentVaultOutcome(ctx, outcome);
+    case 'in-doubt-list':
+    case 'in-doubt-record':
+    case 'resolved':
+    case 'resubmit-declined':
+      return presentRecoverOutcome(ctx, outcome);
     case 'task':
       return presentReport(ctx, outcome);
     case 'many':
