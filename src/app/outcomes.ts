@@ -227,7 +227,27 @@ export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResubmitDe
 
 export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported;
 
-export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed;
+/** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
+export interface SignedIn {
+  kind: 'signed-in';
+  server: string;
+  /** The authorization server (server text). */
+  issuer?: string | undefined;
+  view: Record<string, unknown>;
+}
+
+/** `server logout`: the local sign-in is gone; whether the authorization server revoked its tokens. */
+export interface SignedOut {
+  kind: 'signed-out';
+  server: string;
+  /** A sign-in file was there to delete. */
+  removed: boolean;
+  revoked: boolean;
+  /** Why revocation was not confirmed (server text), when it was not. */
+  revocationProblem?: string | undefined;
+}
+
+export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed | SignedIn | SignedOut;
 
 export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | RecoverOutcome | ServerOutcome;
 

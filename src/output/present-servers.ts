@@ -1,5 +1,5 @@
 // The presenter's part for named servers and their tools (`server add | list | show | remove |
-// import | check`, `tools`): human lines or one JSON document. Entries are shown redacted: a
+// import | check | login | logout`, `tools`): human lines or one JSON document. Entries are shown redacted: a
 // credential header, env value or URL query value is never printed.
 import type { Context } from '../context.js';
 import type { ServerOutcome } from '../app/outcomes.js';
@@ -116,6 +116,9 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       out(renderToolLines(o.tools, st, ctx.stdout.columns?.()));
       return;
     }
+    case 'signed-in':
+    case 'signed-out':
+      return presentSignIn(ctx, o);
     case 'tools-listed': {
       const { server, tools, tool } = o;
       const asJson = (t: (typeof tools)[number]) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema, annotations: t.annotations ?? {} });
@@ -136,6 +139,25 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       return;
     }
   }
+}
+
+/** `server login` / `server logout`: the sign-in's state, never a token. */
+function presentSignIn(ctx: Context, o: Extract<ServerOutcome, { kind: 'signed-in' | 'signed-out' }>): void {
+  const out = (t: string) => ctx.stdout.write(t);
+  const name = o.server;
+  if (o.kind === 'signed-in') {
+    const { view } = o;
+    if (ctx.json) return out(jsonLine({ server: name, ...view }));
+    const until = typeof view.expiresAt === 'string' ? `, token valid until ${view.expiresAt}${view.refreshable ? ' (renewed by itself)' : ''}` : '';
+    out(`signed in to ${name}${o.issuer ? ` at ${sanitize(o.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`${ctx.invocation} server check ${name}\`\n`);
+    return;
+  }
+  const { removed, revoked, revocationProblem: why } = o;
+  if (ctx.json) out(jsonLine({ server: name, signedIn: false, removed, revoked, ...(why ? { revocation: why } : {}) }));
+  else if (!removed) out(`not signed in to ${name}; nothing to forget\n`);
+  else if (revoked) out(`signed out of ${name}: the authorization server revoked its tokens, and its tokens and client registration are forgotten here\n`);
+  else if (why) out(`signed out of ${name}: its tokens and client registration are deleted locally; the server did not confirm revocation (${sanitize(why, { singleLine: true, maxLength: 300 })}), so the tokens may stay valid there until they expire\n`);
+  else out(`signed out of ${name}: no tokens were held; its client registration is forgotten\n`);
 }
 
 /** What a 2025-11-25 server's `capabilities.tasks` offers, in words. */

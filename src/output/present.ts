@@ -38,6 +38,8 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'servers-imported':
     case 'server-checked':
     case 'tools-listed':
+    case 'signed-in':
+    case 'signed-out':
       return presentServerOutcome(ctx, outcome);
     case 'record-shown':
     case 'pruned':
