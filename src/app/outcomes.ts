@@ -247,7 +247,14 @@ export interface SignedOut {
   revocationProblem?: string | undefined;
 }
 
-export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed | SignedIn | SignedOut;
+/** `list --remote <server>`: the server's own task list (oldest first), each with its vault record when held. */
+export interface RemoteTasksListed {
+  kind: 'remote-tasks-listed';
+  server: string;
+  tasks: Array<{ snapshot: TaskSnapshot; record?: VaultRecord | undefined }>;
+}
+
+export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed | SignedIn | SignedOut | RemoteTasksListed;
 
 export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | RecoverOutcome | ServerOutcome;
 

@@ -1,11 +1,12 @@
-// The presenter's part for named servers and their tools (`server add | list | show | remove |
-// import | check | login | logout`, `tools`): human lines or one JSON document. Entries are shown redacted: a
+// The presenter's part for named servers, their tools and their task lists (`server add | list |
+// show | remove | import | check | login | logout`, `tools`, `list --remote`): human lines or one JSON document. Entries are shown redacted: a
 // credential header, env value or URL query value is never printed.
 import type { Context } from '../context.js';
 import type { ServerOutcome } from '../app/outcomes.js';
 import { SECRET_HEADER, SECRET_QUERY_PARAM, type ServerEntry } from '../servers/server-entry.js';
 import { asInvoked } from '../invocation.js';
-import { jsonLine, makeStyle, renderArgumentTable, renderToolLines } from './render.js';
+import { typeableRef } from '../vault/vault-record.js';
+import { jsonLine, makeStyle, renderArgumentTable, renderToolLines, statusWord } from './render.js';
 import { safeJson, sanitize } from './sanitize.js';
 
 /** A URL for display: credential query values (an entry stored before they were refused) redacted. */
@@ -119,6 +120,19 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
     case 'signed-in':
     case 'signed-out':
       return presentSignIn(ctx, o);
+    case 'remote-tasks-listed': {
+      const { server, tasks } = o;
+      if (ctx.json) return out(jsonLine(tasks.map(({ snapshot: t, record: rec }) => ({ ...t, server, inVault: rec !== undefined, ...(rec ? { opId: rec.opId, operation: { method: rec.operation.method, name: rec.operation.name }, labels: rec.labels } : {}) }))));
+      if (tasks.length === 0) return out(`server ${server} lists no tasks\n`);
+      const st = makeStyle(ctx.color);
+      for (const { snapshot: t, record: rec } of tasks) {
+        const id = rec ? typeableRef(rec, 10) : sanitize(t.taskId, { singleLine: true, maxLength: 10 });
+        const what = rec ? `${rec.operation.name}  ${st.c.green('in vault')}` : st.c.gray('not in this vault');
+        const message = t.statusMessage ? `  ${st.c.gray(sanitize(t.statusMessage, { singleLine: true, maxLength: 80 }))}` : '';
+        out(`${id.padEnd(10)}  ${statusWord(t.status as never, st, false)}  ${what}  ${st.c.gray(t.createdAt.replace('T', ' ').slice(0, 19))}${message}\n`);
+      }
+      return;
+    }
     case 'tools-listed': {
       const { server, tools, tool } = o;
       const asJson = (t: (typeof tools)[number]) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema, annotations: t.annotations ?? {} });

@@ -40,6 +40,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'tools-listed':
     case 'signed-in':
     case 'signed-out':
+    case 'remote-tasks-listed':
       return presentServerOutcome(ctx, outcome);
     case 'record-shown':
     case 'pruned':
