@@ -194,13 +194,13 @@ export interface RecordsImported {
 /** May an in-doubt operation be sent again without risking a duplicated effect, and why. */
 export type ResubmitVerdict = { safe: true; why: string } | { safe: false; why: string };
 
-/** Bare `recover`: every submission in doubt, with its verdict (exit 4 while any is). */
+/** Bare `recover`: every submission in doubt, with its verdict (exit 10, in doubt, while any is). */
 export interface InDoubtList {
   kind: 'in-doubt-list';
   records: Array<{ record: VaultRecord; verdict: ResubmitVerdict }>;
 }
 
-/** `recover <op-id>`: one submission in doubt and the safe next step (exit 4). */
+/** `recover <op-id>`: one submission in doubt and the safe next step (exit 10, in doubt). */
 export interface InDoubtRecord {
   kind: 'in-doubt-record';
   record: VaultRecord;
@@ -218,7 +218,7 @@ export interface Resolved {
   resolution: VaultRecord['resolution'] | null;
 }
 
-/** `recover --resubmit --force`, and the person said no: nothing sent, still in doubt (exit 4). */
+/** `recover --resubmit --force`, and the person said no: nothing sent, still in doubt (exit 10, in doubt). */
 export interface ResubmitDeclined {
   kind: 'resubmit-declined';
 }
