@@ -3,23 +3,13 @@
 import { CommanderError } from 'commander';
 import { buildContext, colorLevel, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
-import { buildProgram } from './cli/program.js';
+import { buildProgram, onlyGlobalOptions } from './cli/program.js';
 import { VERSION } from './version.js';
 import { toCliError } from './app/remote-error.js';
 import { exitCodeOf } from './app/exit-code.js';
 import { presentError, presentUnexpected } from './output/present-error.js';
 import { explainOptionLikeRef } from './cli/option-like-ref.js';
 import { detectInvocation } from './invocation.js';
-
-/** Options that leave `mcp-tasks` without a command: then help goes to stdout and the exit is 0. */
-const GLOBAL_FLAGS = new Set(['--json', '--no-color', '--no-input', '-v', '--verbose', '--stored-auth-only']);
-function namesNoCommand(argv: string[]): boolean {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--home') i++;
-    else if (!GLOBAL_FLAGS.has(argv[i]!) && !argv[i]!.startsWith('--home=')) return false;
-  }
-  return true;
-}
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
@@ -44,7 +34,7 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     if (wantsColor(action.optsWithGlobals() as GlobalOptions, io)) await (await import('./output/render.js')).loadColor(colorLevel(io.env));
   });
   // No command at all: the help is what was asked for (gh, git), on stdout, exit 0.
-  if (namesNoCommand(argv)) {
+  if (onlyGlobalOptions(program, argv)) {
     program.outputHelp();
     return ExitCode.Ok;
   }

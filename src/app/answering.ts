@@ -15,13 +15,13 @@ import { refFor } from '../output/present.js';
 
 export interface AnswerSource {
   /** Path of a JSON answers file, or - for stdin. */
-  answers?: string;
-  decline?: string[];
-  cancel?: string[];
+  answers?: string | undefined;
+  decline?: string[] | undefined;
+  cancel?: string[] | undefined;
   /** Keys answered before that get a new answer on purpose (`answer --again KEY`). */
-  again?: string[];
+  again?: string[] | undefined;
   /** Responses built from inline `field=value` answers, by key (merged with the file's). */
-  inline?: Record<string, unknown>;
+  inline?: Record<string, unknown> | undefined;
   /** What to type to come back to the task, for the hint when an answer does not fit. */
   ref?: string;
 }

@@ -6,7 +6,7 @@ import { isTerminalStatus } from '../session/task-session.js';
 import type { Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 
-const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template']);
+const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed']);
 const isOutcome = (x: unknown): x is Outcome => typeof x === 'object' && x !== null && !(x instanceof Error) && OUTCOME_KINDS.has((x as { kind?: string }).kind ?? '');
 
 /** An outcome's code, or a thrown error's: a typed failure's own code, anything unexpected 1. */
@@ -44,5 +44,28 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
       return ExitCode.NeedsInput;
     case 'in-doubt':
       return ExitCode.InDoubt;
+    case 'in-doubt-list':
+      return o.records.length ? ExitCode.InDoubt : ExitCode.Ok;
+    case 'in-doubt-record':
+    case 'resubmit-declined':
+      return ExitCode.InDoubt;
+    case 'resolved':
+    case 'record-shown':
+    case 'pruned':
+    case 'exported':
+    case 'records-imported':
+    case 'server-added':
+    case 'servers-listed':
+    case 'server-shown':
+    case 'server-removed':
+    case 'server-checked':
+    case 'tools-listed':
+    case 'signed-in':
+    case 'signed-out':
+    case 'remote-tasks-listed':
+      return ExitCode.Ok;
+    case 'servers-imported':
+      // Nothing imported and something refused: the file was not what was meant.
+      return o.skipped.length && !o.imported.length ? ExitCode.Usage : ExitCode.Ok;
   }
 }

@@ -9,8 +9,8 @@ import { refFor } from '../output/present.js';
 import { sanitize } from '../output/sanitize.js';
 
 export interface FollowOptions {
-  timeoutMs?: number;
-  initial?: TaskSnapshot;
+  timeoutMs?: number | undefined;
+  initial?: TaskSnapshot | undefined;
   /** Several tasks watched at once: plain progress lines instead of a spinner. */
   multi?: boolean;
   /** --json watch: one JSON object per observed change on stdout. */
@@ -47,7 +47,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
   const retry = opts.retry ?? retryPolicyFrom(ctx.env);
   const stuckAfterMs = stuckPeriodFrom(ctx.env);
   const createdAt = opts.initial?.createdAt ?? target.record.last?.createdAt;
-  const progress = await startProgress(ctx, label, { multi: opts.multi ?? false, ...(createdAt ? { createdAt } : {}) });
+  const progress = await startProgress(ctx, label, { multi: opts.multi ?? false, createdAt });
   try {
     const end = await pollUntil({
       taskId: target.taskId,
@@ -55,10 +55,10 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
       now: ctx.now,
       sleep: ctx.sleep,
       signal: ctx.interrupt,
-      ...(opts.initial ? { initial: opts.initial } : {}),
-      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-      ...(retry ? { retry } : {}),
-      ...(stuckAfterMs !== undefined ? { inputStuckAfterMs: stuckAfterMs } : {}),
+      initial: opts.initial,
+      timeoutMs: opts.timeoutMs,
+      retry,
+      inputStuckAfterMs: stuckAfterMs,
       onSnapshot: (s, changed) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';

@@ -1,7 +1,8 @@
 // What use cases return: typed outcomes, decided apart from printing. The presenter
 // (output/present.ts) renders them; exitCodeOf (app/exit-code.ts) turns them into exit codes.
 import type { CliError } from '../errors.js';
-import type { CallToolResult } from '../session/task-session.js';
+import type { CallToolResult, TaskGeneration, ToolInfo } from '../session/task-session.js';
+import type { ServerEntry } from '../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import type { TaskTarget } from './task-target.js';
@@ -100,7 +101,162 @@ export interface AnswerTemplate {
   template: Record<string, unknown>;
 }
 
-export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate;
+// ---- named servers (`server add | list | show | remove | import | check`) and `tools`
+
+/** `server add`: the entry as stored; the sign-in it requires, when the server said so. */
+export interface ServerAdded {
+  kind: 'server-added';
+  entry: ServerEntry;
+  /** "server NAME requires sign-in: run `mcp-tasks server login NAME`" */
+  signInNote?: string | undefined;
+}
+
+/** `server list`: every named server (the built-in demo first). */
+export interface ServersListed {
+  kind: 'servers-listed';
+  entries: ServerEntry[];
+}
+
+/** `server show`: one entry, and whether and until when it is signed in (never a token). */
+export interface ServerShown {
+  kind: 'server-shown';
+  entry: ServerEntry;
+  signIn?: Record<string, unknown> | undefined;
+}
+
+/** `server remove`: the entry and its sign-in are gone; vaulted tasks stay. */
+export interface ServerRemoved {
+  kind: 'server-removed';
+  name: string;
+}
+
+/** `server import`: the names taken from the file, and the ones refused with why (file text: unsanitised). */
+export interface ServersImported {
+  kind: 'servers-imported';
+  imported: string[];
+  skipped: Array<{ name: string; reason: string }>;
+}
+
+/** `server check`: what one fresh handshake and tools/list said. */
+export interface ServerChecked {
+  kind: 'server-checked';
+  server: string;
+  protocolVersion: string;
+  era: 'modern' | 'legacy';
+  generation: TaskGeneration;
+  serverInfo: { name: string; version: string } | null;
+  tasksExtension: boolean;
+  /** The extension's id, as advertised (named in the human line). */
+  tasksExtensionId: string;
+  legacyTasks: boolean;
+  legacyTaskCapabilities: { list: boolean; cancel: boolean; toolsCall: boolean } | null;
+  tools: ToolInfo[];
+}
+
+/** `tools <server> [<tool>]`: the listed tools (or the one asked for), and the ones left out with why. */
+export interface ToolsListed {
+  kind: 'tools-listed';
+  server: string;
+  tools: ToolInfo[];
+  /** `tools <server> <tool>`: that tool only, with its argument table. */
+  tool?: ToolInfo | undefined;
+}
+
+/** `show <ref>`: one vault record as stored (nothing is asked of the server). */
+export interface RecordShown {
+  kind: 'record-shown';
+  record: VaultRecord;
+}
+
+/** `prune`: how many finished records were dropped (active, lost and in-doubt ones never are). */
+export interface Pruned {
+  kind: 'pruned';
+  removed: number;
+}
+
+/** `export`: the sealed bundle, written to `out` or (without --out) the bundle's text for stdout. */
+export interface Exported {
+  kind: 'exported';
+  count: number;
+  /** The file written (mode 0600); absent: `bundle` goes to stdout. */
+  out?: string | undefined;
+  bundle: string;
+}
+
+/** `import`: records added, ones already held, and what this machine lacks to use them. */
+export interface RecordsImported {
+  kind: 'records-imported';
+  added: number;
+  alreadyPresent: number;
+  warnings: string[];
+}
+
+/** May an in-doubt operation be sent again without risking a duplicated effect, and why. */
+export type ResubmitVerdict = { safe: true; why: string } | { safe: false; why: string };
+
+/** Bare `recover`: every submission in doubt, with its verdict (exit 10, in doubt, while any is). */
+export interface InDoubtList {
+  kind: 'in-doubt-list';
+  records: Array<{ record: VaultRecord; verdict: ResubmitVerdict }>;
+}
+
+/** `recover <op-id>`: one submission in doubt and the safe next step (exit 10, in doubt). */
+export interface InDoubtRecord {
+  kind: 'in-doubt-record';
+  record: VaultRecord;
+  verdict: ResubmitVerdict;
+}
+
+/** `recover <op-id> --resolve`: what an out-of-band check found is recorded; the record is terminal. */
+export interface Resolved {
+  kind: 'resolved';
+  /** The record as it was before (its phase: what it was resolved from). */
+  before: VaultRecord;
+  outcome: string;
+  note?: string | undefined;
+  /** As stored (null when the record could not be read back). */
+  resolution: VaultRecord['resolution'] | null;
+}
+
+/** `recover --resubmit --force`, and the person said no: nothing sent, still in doubt (exit 10, in doubt). */
+export interface ResubmitDeclined {
+  kind: 'resubmit-declined';
+}
+
+export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResubmitDeclined;
+
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported;
+
+/** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
+export interface SignedIn {
+  kind: 'signed-in';
+  server: string;
+  /** The authorization server (server text). */
+  issuer?: string | undefined;
+  view: Record<string, unknown>;
+}
+
+/** `server logout`: the local sign-in is gone; whether the authorization server revoked its tokens. */
+export interface SignedOut {
+  kind: 'signed-out';
+  server: string;
+  /** A sign-in file was there to delete. */
+  removed: boolean;
+  revoked: boolean;
+  /** Why revocation was not confirmed (server text), when it was not. */
+  revocationProblem?: string | undefined;
+}
+
+/** `list --remote <server>`: the server's own task list (oldest first), each with its vault record when held. */
+export interface RemoteTasksListed {
+  kind: 'remote-tasks-listed';
+  server: string;
+  tasks: Array<{ snapshot: TaskSnapshot; record?: VaultRecord | undefined }>;
+}
+
+export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed | SignedIn | SignedOut | RemoteTasksListed;
+
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | RecoverOutcome | ServerOutcome;
 
 export const report = (target: TaskTarget, end: TaskEnd | Observed, extra: Partial<Pick<TaskReport, 'notes' | 'statePrinted' | 'jsonExtra'>> = {}): TaskReport => ({
   kind: 'task',

@@ -17,8 +17,8 @@ import type { TaskTarget } from './task-target.js';
 import { askerHeader, collectResponses, inputHandler, relistedHandler, type AnswerSource } from './answering.js';
 
 export interface SubmitOptions extends AnswerSource {
-  detach?: boolean;
-  timeoutMs?: number;
+  detach?: boolean | undefined;
+  timeoutMs?: number | undefined;
   /** A resubmission from `recover`: the first attempt may have run, so a failure keeps the record in doubt. */
   resubmission?: boolean;
 }
@@ -154,7 +154,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   return inScope(scope, async () => {
     const end = await followTask(scope, {
       initial: task,
-      ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+      timeoutMs: opts.timeoutMs,
       onInputRequired: inputHandler(scope, opts),
       onInputRelisted: relistedHandler(scope, opts),
     });

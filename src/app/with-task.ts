@@ -162,9 +162,9 @@ export async function openSessionFor(ctx: Context, target: TaskTarget, serveInpu
   try {
     return await openSession(ctx, target.entry, {
       env: reconnectEnv(target.record, ctx.env),
-      ...(target.record.session ? { resume: target.record.session } : {}),
-      ...(serveInput ? { serveInput } : {}),
-      ...(target.record.principal ? { principal: target.record.principal } : {}),
+      resume: target.record.session,
+      serveInput,
+      principal: target.record.principal,
     });
   } catch (err) {
     if (err instanceof OtherPrincipalError) throw err;

@@ -52,6 +52,31 @@ const lazyRunners: Runners = {
   call: async (...a) => (await import('./commands/call.js')).runCall(...a),
 };
 
+/**
+ * True when argv holds global options only, no command (then help is what was asked for). Read
+ * from the program's own option definitions, so a global option is declared once. -V/--version is
+ * left out: it prints the version.
+ */
+export function onlyGlobalOptions(program: Command, argv: readonly string[]): boolean {
+  const byFlag = new Map<string, Option>();
+  for (const o of program.options) {
+    if (o.long === '--version') continue;
+    if (o.short) byFlag.set(o.short, o);
+    if (o.long) byFlag.set(o.long, o);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const o = byFlag.get(flag);
+    const takesValue = o !== undefined && (o.required || o.optional);
+    if (!o || (eq > 0 && !takesValue)) return false;
+    // `--home <dir>`: the next word is its value, not a command.
+    if (eq < 0 && o.required) i++;
+  }
+  return true;
+}
+
 export function buildProgram(version: string, makeContext: ContextFactory, done: (code: number) => void, output: ProgramOutput, injected: Partial<Runners> = {}, helpEnv: HelpEnv = {}): Command {
   const run: Runners = { ...lazyRunners, ...injected };
   const program = new Command('mcp-tasks');

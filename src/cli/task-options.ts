@@ -43,7 +43,9 @@ export interface CallOptions {
 type Flags = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const strs = (v: unknown) => (Array.isArray(v) ? (v as string[]) : undefined);
-const pick = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false)) as T;
+/** The set flags only: an unset flag is absent, never a property holding undefined. */
+type SetFlags<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+const pick = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false)) as SetFlags<T>;
 
 const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server), save: f.save === true || undefined, rebind: f.rebind === true || undefined, yes: f.yes === true || undefined });
 const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(str(f.timeout)!) : undefined);

@@ -38,8 +38,8 @@ function coerce(value: string, prop: Schema | undefined): unknown {
 
 export interface ArgSources {
   pairs: string[];
-  argsJson?: string;
-  argsFile?: string;
+  argsJson?: string | undefined;
+  argsFile?: string | undefined;
   /** Standard input, for `--args-file -` (the Context's: stdin is read once, through it). */
   stdin?: Pick<Input, 'readAll'>;
 }

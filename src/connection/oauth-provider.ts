@@ -37,10 +37,10 @@ function openInBrowser(url: string, plan: BrowserPlan, io: Pick<SignInIO, 'env' 
 
 /** The loopback redirect target: 127.0.0.1 on a random (or the previously registered) port. */
 export class LoopbackRedirect {
-  private server?: Server;
+  private server: Server | undefined;
   private port = 0;
-  private waiting?: { resolve: (p: URLSearchParams) => void; reject: (e: unknown) => void };
-  private received?: URLSearchParams;
+  private waiting: { resolve: (p: URLSearchParams) => void; reject: (e: unknown) => void } | undefined;
+  private received: URLSearchParams | undefined;
   expectedState?: string;
 
   get redirectUri(): string {
@@ -228,7 +228,7 @@ const REFRESH_LOCK_STALE_MS = 120_000;
  */
 export class StoredSignInProvider implements OAuthClientProvider {
   private record: SignInRecord;
-  private discovery?: OAuthDiscoveryState;
+  private discovery: OAuthDiscoveryState | undefined;
   private delegate?: OAuthClientProvider;
   private stateValue?: string;
   /** Set once the browser was sent to the authorization server: the transport then waits for the callback. */
@@ -238,11 +238,11 @@ export class StoredSignInProvider implements OAuthClientProvider {
   /** Set while the SDK redeems an authorization code: the tokens saved next start a new grant. */
   private redeemingCode = false;
   /** Held from the SDK's read of the tokens before a refresh until the outcome is saved (see refreshChains). */
-  private releaseRefresh?: () => void;
+  private releaseRefresh: (() => void) | undefined;
   /** The tokens handed to the SDK under the lock: saving them again (an issuer stamp) is no outcome. */
-  private tokensUnderLock?: StoredTokens;
+  private tokensUnderLock: StoredTokens | undefined;
   /** The send whose refresh holds the lock (see sendTurn). */
-  private refreshTurn?: object;
+  private refreshTurn: object | undefined;
 
   constructor(
     sdk: Sdk,
@@ -251,6 +251,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
     private readonly interactive?: InteractiveOptions,
   ) {
     this.record = record;
+    if (record.clientMetadataUrl !== undefined) this.clientMetadataUrl = record.clientMetadataUrl;
     this.redactAll();
     if (record.kind === 'client_credentials' && record.machine) {
       this.delegate = machineDelegate(sdk, record.machine, io.env, record.issuer, record.scope);
@@ -260,7 +261,9 @@ export class StoredSignInProvider implements OAuthClientProvider {
     if (interactive?.loopback.listening && record.kind === 'authorization_code') this.record.redirectUri = interactive.loopback.redirectUri;
   }
 
-  addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
+  addClientAuthentication?: NonNullable<OAuthClientProvider['addClientAuthentication']>;
+  /** Fixed for the provider's life (set before it is built); absent, not undefined, for the SDK's interface. */
+  readonly clientMetadataUrl?: string;
 
   get current(): SignInRecord {
     return this.record;
@@ -284,10 +287,6 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   get redirectUrl(): string | undefined {
     return this.record.kind === 'authorization_code' ? this.record.redirectUri ?? 'http://127.0.0.1/callback' : undefined;
-  }
-
-  get clientMetadataUrl(): string | undefined {
-    return this.record.clientMetadataUrl;
   }
 
   get clientMetadata() {

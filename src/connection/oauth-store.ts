@@ -12,11 +12,11 @@ import { describePrincipal, type Principal } from '../tasks/principal.js';
 /** What the SDK hands us, kept as it came (a subset is named for `server show`). */
 export interface StoredTokens {
   access_token: string;
-  token_type?: string;
-  expires_in?: number;
-  refresh_token?: string;
-  scope?: string;
-  issuer?: string;
+  token_type?: string | undefined;
+  expires_in?: number | undefined;
+  refresh_token?: string | undefined;
+  scope?: string | undefined;
+  issuer?: string | undefined;
   [k: string]: unknown;
 }
 

@@ -46,6 +46,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The SDK's InboundHttpRequest names an absent header by leaving it out. */
+const presentHeaders = <K extends string>(h: Record<K, string | undefined>) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined)) as Partial<Record<K, string>>;
 const header = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -102,7 +104,7 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
   res.end();
 }
 
-export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?: string; log?: (line: string) => void }): Promise<HttpDemo> {
+export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?: string; log?: ((line: string) => void) | undefined }): Promise<HttpDemo> {
   const host = opts.host ?? '127.0.0.1';
   const handler = createMcpHandler(() => createDemoMcpServer(), { onerror: () => {} });
   const hosts = allowedHostnames(host, localhostAllowedHostnames());
@@ -154,9 +156,7 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
     if (!surface.claims(msg)) return false;
     const verdict = classifyInboundRequest({
       httpMethod: 'POST',
-      protocolVersionHeader: header(req, HEADER_PROTOCOL_VERSION),
-      mcpMethodHeader: header(req, HEADER_METHOD),
-      mcpNameHeader: header(req, HEADER_NAME),
+      ...presentHeaders({ protocolVersionHeader: header(req, HEADER_PROTOCOL_VERSION), mcpMethodHeader: header(req, HEADER_METHOD), mcpNameHeader: header(req, HEADER_NAME) }),
       body,
     });
     if (verdict.kind === 'reject') {

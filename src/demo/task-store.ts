@@ -111,7 +111,7 @@ export class FileTaskStore implements TaskStore {
    * tasks/get then costs a stat and a lookup, not a parse of every task. Another process's write
    * replaces the file, which changes its version, so it is always seen.
    */
-  private cache?: { version: string; file: StoreFile };
+  private cache: { version: string; file: StoreFile } | undefined;
 
   constructor(readonly path: string, private readonly now: () => number = Date.now) {}
 

@@ -7,6 +7,9 @@ import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
 import type { TaskTarget } from '../app/task-target.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
+import { presentServerOutcome } from './present-servers.js';
+import { presentVaultOutcome } from './present-record.js';
+import { presentRecoverOutcome } from './present-recover.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
 import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
@@ -28,6 +31,27 @@ export function present(ctx: Context, outcome: Outcome): void {
   const hint = (t: string) => out(asInvoked(t, ctx.invocation));
   const err = (line: string) => ctx.stderr.write(`${asInvoked(line, ctx.invocation)}\n`);
   switch (outcome.kind) {
+    case 'server-added':
+    case 'servers-listed':
+    case 'server-shown':
+    case 'server-removed':
+    case 'servers-imported':
+    case 'server-checked':
+    case 'tools-listed':
+    case 'signed-in':
+    case 'signed-out':
+    case 'remote-tasks-listed':
+      return presentServerOutcome(ctx, outcome);
+    case 'record-shown':
+    case 'pruned':
+    case 'exported':
+    case 'records-imported':
+      return presentVaultOutcome(ctx, outcome);
+    case 'in-doubt-list':
+    case 'in-doubt-record':
+    case 'resolved':
+    case 'resubmit-declined':
+      return presentRecoverOutcome(ctx, outcome);
     case 'task':
       return presentReport(ctx, outcome);
     case 'many':

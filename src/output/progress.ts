@@ -105,7 +105,7 @@ export function reflowsOnResize(env: NodeJS.ProcessEnv): boolean {
 
 const stripStyle = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
-export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean; createdAt?: string } = {}): Promise<Progress> {
+export async function startProgress(ctx: Context, label: string, opts: { multi?: boolean; createdAt?: string | undefined } = {}): Promise<Progress> {
   const st = makeStyle(ctx.color);
   const started = ctx.now();
   label = sanitize(label, { singleLine: true, maxLength: 300 });

@@ -97,7 +97,7 @@ function toSnapshot(t: Record<string, unknown>): TaskSnapshot {
   if (typeof t.pollIntervalMs === 'number') s.pollIntervalMs = t.pollIntervalMs;
   if (t.inputRequests) s.inputRequests = t.inputRequests as Record<string, InputRequestSnapshot>;
   if (t.result) s.result = t.result as Record<string, unknown>;
-  if (t.error) s.error = t.error as TaskSnapshot['error'];
+  if (t.error) s.error = t.error as NonNullable<TaskSnapshot['error']>;
   return s;
 }
 

@@ -117,6 +117,8 @@ export const isLoopbackUrl = (url: URL) => LOOPBACK.has(url.hostname) || url.hos
 
 /** Header names whose values are credentials: never stored in clear, never printed. */
 export const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-auth-token)$/i;
+/** Query parameter names that carry credentials (api_key, access_token, token, key, secret, sig, …). */
+export const SECRET_QUERY_PARAM = /^(?:api[-_]?key|apikey|key|access[-_]?token|token|auth|authorization|secret|client[-_]?secret|password|passwd|pwd|sig|signature|x-api-key|session)$/i;
 
 export function authKind(entry: ServerEntry): 'none' | 'bearer-env' | 'env-headers' {
   if (entry.transport !== 'http') return 'none';

@@ -22,7 +22,7 @@ export interface OpenOptions {
   /** Ignore the cached discover result and probe afresh (`server check`). */
   fresh?: boolean;
   /** 2025-11-25: the session a vaulted task was created in (its record's `session`), rejoined instead of a new one. */
-  resume?: SessionResume;
+  resume?: SessionResume | undefined;
   /**
    * The command can answer input (a terminal, --answers, `answer`). On 2025-11-25 only then is
    * tasks/result opened on an input_required task: the server may hand its queued question to
@@ -30,7 +30,7 @@ export interface OpenOptions {
    */
   serveInput?: boolean;
   /** The principal a vaulted task was created under: its handle goes out only under that sign-in. */
-  principal?: Principal;
+  principal?: Principal | undefined;
 }
 
 /** What `server check` and `tools` show about a server, whichever generation it speaks. */

@@ -53,7 +53,7 @@ export interface TaskSession {
   readonly generation: TaskGeneration;
   readonly serverName: string;
   readonly protocolVersion: string;
-  readonly serverInfo?: { name: string; version: string };
+  readonly serverInfo?: { name: string; version: string } | undefined;
   /** Whether the server advertises tasks for tools/call on this generation. */
   readonly tasksAdvertised: boolean;
   /**

@@ -6,10 +6,11 @@ export type WatchEnd =
   | { kind: 'terminal'; snapshot: TaskSnapshot }
   /** `relisted`: the server keeps asking for these keys although they were answered. */
   | { kind: 'needs-input'; snapshot: TaskSnapshot; relisted?: string[] }
-  | { kind: 'timeout'; snapshot?: TaskSnapshot }
-  | { kind: 'interrupted'; snapshot?: TaskSnapshot }
-  | { kind: 'lost'; snapshot?: TaskSnapshot; reason: string }
-  | { kind: 'unreachable'; snapshot?: TaskSnapshot; reason: string };
+  /** `snapshot`: the last state seen, when one was. */
+  | { kind: 'timeout'; snapshot?: TaskSnapshot | undefined }
+  | { kind: 'interrupted'; snapshot?: TaskSnapshot | undefined }
+  | { kind: 'lost'; snapshot?: TaskSnapshot | undefined; reason: string }
+  | { kind: 'unreachable'; snapshot?: TaskSnapshot | undefined; reason: string };
 
 export function exitCodeForSnapshot(s: TaskSnapshot): ExitCodeValue {
   switch (s.status) {

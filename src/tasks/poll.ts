@@ -32,11 +32,11 @@ export interface PollOptions {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The last state seen (from the create result or the vault): its pollIntervalMs sets the first wait. */
-  initial?: TaskSnapshot;
-  timeoutMs?: number;
+  initial?: TaskSnapshot | undefined;
+  timeoutMs?: number | undefined;
   signal?: AbortSignal;
   defaultIntervalMs?: number;
-  retry?: RetryPolicy;
+  retry?: RetryPolicy | undefined;
   onSnapshot?: (snapshot: TaskSnapshot, changed: boolean) => void | Promise<void>;
   onRetry?: (notice: RetryNotice) => void;
   /** The wait differs from the server's pollIntervalMs (for -v). */
@@ -52,7 +52,7 @@ export interface PollOptions {
    */
   onInputStuck?: (snapshot: TaskSnapshot, forMs: number) => void;
   /** Default 15 s. */
-  inputStuckAfterMs?: number;
+  inputStuckAfterMs?: number | undefined;
   /**
    * Called when the same handled keys are still listed another `inputStuckAfterMs` after the
    * notice. 'answered': a new answer went out on purpose; 'wait': keep waiting another period;
@@ -120,17 +120,17 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
   let stuckNoticedAt: number | undefined;
 
   for (;;) {
-    if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
+    if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
     if (waitMs > 0) {
       if (deadline !== undefined) {
         const left = deadline - opts.now();
-        if (left <= 0) return { kind: 'timeout', ...(last ? { snapshot: last } : {}) };
+        if (left <= 0) return { kind: 'timeout', snapshot: last };
         waitMs = Math.min(waitMs, left);
       }
       await opts.sleep(waitMs, opts.signal);
-      if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
+      if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
     }
-    if (deadline !== undefined && opts.now() >= deadline) return { kind: 'timeout', ...(last ? { snapshot: last } : {}) };
+    if (deadline !== undefined && opts.now() >= deadline) return { kind: 'timeout', snapshot: last };
 
     let snapshot: TaskSnapshot;
     // --timeout holds for the request in flight too: a server that holds its answer (a silent
@@ -142,10 +142,10 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
     try {
       snapshot = await opts.get(opts.taskId, stop.signal);
     } catch (err) {
-      if (opts.signal?.aborted) return { kind: 'interrupted', ...(last ? { snapshot: last } : {}) };
-      if (stop.signal.aborted) return { kind: 'timeout', ...(last ? { snapshot: last } : {}) };
+      if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
+      if (stop.signal.aborted) return { kind: 'timeout', snapshot: last };
       if (err instanceof RpcResponseError && err.isUnknownTask) {
-        return { kind: 'lost', ...(last ? { snapshot: last } : {}), reason: 'the server no longer knows this task (unknown or expired taskId)' };
+        return { kind: 'lost', snapshot: last, reason: 'the server no longer knows this task (unknown or expired taskId)' };
       }
       if (err instanceof RpcResponseError && err.isRateLimited) {
         // The server is rate-limiting us: wait what it asks, then at least our normal interval.
@@ -165,7 +165,7 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         // knows): past its ttlMs, an unreachable server is still just unreachable, handle kept.
         const expires = last ? expiresAtMs(last) : undefined;
         const ttlNote = expires !== undefined && opts.now() > expires ? ' (its ttlMs has passed by this clock; the server may have expired it)' : '';
-        if (failures > retry.attempts) return { kind: 'unreachable', ...(last ? { snapshot: last } : {}), reason: `${err.message}${ttlNote}` };
+        if (failures > retry.attempts) return { kind: 'unreachable', snapshot: last, reason: `${err.message}${ttlNote}` };
         waitMs = backoffDelay(failures, retry);
         opts.onRetry?.({ attempt: failures, of: retry.attempts, delayMs: waitMs, reason: err.message });
         continue;

@@ -68,7 +68,7 @@ export class RecordCorruptError extends Error {
 
 export class RecordFiles {
   /** Directories created or changed by a bulk write, synced once at its end. */
-  private pending?: Set<string>;
+  private pending: Set<string> | undefined;
 
   readonly listing: ListingIndex;
 

@@ -30,9 +30,9 @@ export interface AuthWorld {
    */
   taskRequests: Array<{ method: string; taskId: string; account: string }>;
   /** Set to hold token-endpoint requests: each waits for the promise this returns. */
-  tokenGate?: () => Promise<void>;
+  tokenGate?: (() => Promise<void>) | undefined;
   /** Set to answer every token-endpoint request with this OAuth error (HTTP 400), e.g. temporarily_unavailable. */
-  refuseTokenRequests?: string;
+  refuseTokenRequests?: string | undefined;
   /** Token-endpoint answers by grant type ("refresh_token refused" for a refusal), in order. */
   tokenRequests: string[];
   /** RFC 7009 revocation requests the authorization server received (their HTTP status). */

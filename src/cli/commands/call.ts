@@ -43,7 +43,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       }
       let args: Record<string, unknown>;
       try {
-        args = buildArguments({ pairs, stdin: ctx.stdin, ...(opts.argsJson !== undefined ? { argsJson: opts.argsJson } : {}), ...(opts.argsFile !== undefined ? { argsFile: opts.argsFile } : {}) }, info.inputSchema);
+        args = buildArguments({ pairs, stdin: ctx.stdin, argsJson: opts.argsJson, argsFile: opts.argsFile }, info.inputSchema);
         await validateArguments(tool, args, info.inputSchema);
       } catch (err) {
         // The hint names this server, so it runs as printed.
@@ -85,7 +85,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       // The intent is on disk before the request leaves: a crash from here on is recoverable.
       vault.put(record);
       submitted.push(record);
-      return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { ...(opts.detach ? { detach: true } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }));
+      return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { detach: opts.detach, timeoutMs, answers: opts.answers }));
     });
   } finally {
     await closeSession(ctx, vault, session, submitted);

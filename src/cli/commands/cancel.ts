@@ -18,7 +18,7 @@ export async function cancelTaskOutcome(ctx: Context, ref: string, opts: CancelO
   return withTask(ctx, ref, opts, async (scope) => {
     await scope.session.cancelTask(scope.target.taskId);
     if (!opts.wait) return { kind: 'cancel-requested', target: scope.target } as const;
-    const end = await followTask(scope, { ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+    const end = await followTask(scope, { timeoutMs: opts.timeoutMs });
     const notes = end.kind === 'terminal' && end.snapshot.status !== 'cancelled' && !ctx.json ? [`note: cancellation was requested, but the task ended ${end.snapshot.status} anyway.`] : [];
     return report(scope.target, end, { notes });
   });

@@ -3,17 +3,16 @@
 // the tasks the vault holds marked. Many 2025-11-25 servers scope tasks to a session, so the list
 // is read through a new session and through every session the vault holds for that server.
 import type { Context } from '../../context.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import { toCliError } from '../../app/remote-error.js';
 import { openSession } from '../../session/open-session.js';
 import { closeSession } from '../../app/with-task.js';
 import { lostReasonOf, type SessionResume, type TaskSession } from '../../session/task-session.js';
 import { ServerStore } from '../../servers/server-store.js';
-import { jsonLine, makeStyle, statusWord } from '../../output/render.js';
-import { sanitize } from '../../output/sanitize.js';
+import { finish } from '../finish.js';
 import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
-import { typeableRef, type VaultRecord } from '../../vault/vault-record.js';
+import type { VaultRecord } from '../../vault/vault-record.js';
 
 async function listAll(session: TaskSession, ctx: Context, into: Map<string, TaskSnapshot>): Promise<void> {
   let cursor: string | undefined;
@@ -67,24 +66,5 @@ export async function runListRemote(server: string, ctx: Context): Promise<numbe
   }
 
   const tasks = [...found.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-  if (ctx.json) {
-    ctx.stdout.write(jsonLine(tasks.map((t) => {
-      const rec = held.get(t.taskId);
-      return { ...t, server, inVault: rec !== undefined, ...(rec ? { opId: rec.opId, operation: { method: rec.operation.method, name: rec.operation.name }, labels: rec.labels } : {}) };
-    })));
-    return ExitCode.Ok;
-  }
-  if (tasks.length === 0) {
-    ctx.stdout.write(`server ${server} lists no tasks\n`);
-    return ExitCode.Ok;
-  }
-  const st = makeStyle(ctx.color);
-  for (const t of tasks) {
-    const rec = held.get(t.taskId);
-    const id = rec ? typeableRef(rec, 10) : sanitize(t.taskId, { singleLine: true, maxLength: 10 });
-    const what = rec ? `${rec.operation.name}  ${st.c.green('in vault')}` : st.c.gray('not in this vault');
-    const message = t.statusMessage ? `  ${st.c.gray(sanitize(t.statusMessage, { singleLine: true, maxLength: 80 }))}` : '';
-    ctx.stdout.write(`${id.padEnd(10)}  ${statusWord(t.status as never, st, false)}  ${what}  ${st.c.gray(t.createdAt.replace('T', ' ').slice(0, 19))}${message}\n`);
-  }
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'remote-tasks-listed', server, tasks: tasks.map((snapshot) => ({ snapshot, record: held.get(snapshot.taskId) })) });
 }

@@ -9,7 +9,8 @@ import { openVault } from '../../app/task-target.js';
 import { closeSession, openSessionFor } from '../../app/with-task.js';
 import { submitOperation } from '../../app/submit.js';
 import { finish } from '../finish.js';
-import { jsonLine, makeStyle } from '../../output/render.js';
+import { forceConfirmation } from '../../output/present-recover.js';
+import type { ResubmitVerdict } from '../../app/outcomes.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { byCreatedAt, typeableRef, type VaultRecord } from '../../vault/vault-record.js';
@@ -19,7 +20,7 @@ import { writerGone } from '../../vault/writer.js';
 /** A record still `submitting` after this long belongs to a process that died mid-submit. */
 const STALE_SUBMITTING_MS = 2 * 60 * 1000;
 
-export type ResubmitVerdict = { safe: true; why: string } | { safe: false; why: string };
+export type { ResubmitVerdict };
 
 /** Pure: may this operation be sent again without risking a duplicated effect? */
 export function resubmitVerdict(rec: VaultRecord): ResubmitVerdict {
@@ -53,24 +54,6 @@ export interface RecoverOptions {
 export const RESOLUTIONS = ['completed', 'not-run', 'failed'] as const;
 type Resolution = (typeof RESOLUTIONS)[number];
 
-/** `--force` asks in a terminal; without one the command must carry the confirmation (`--yes`) to run as printed. */
-const forceConfirmation = (ctx: Pick<Context, 'interactive'>): string => (ctx.interactive ? '' : ' --yes');
-
-/** The in-doubt guidance for one record: the same words bare `recover` prints, and how to close it. */
-function guidance(ctx: Context, r: VaultRecord, st: ReturnType<typeof makeStyle>): string {
-  const v = resubmitVerdict(r);
-  const short = r.opId.slice(0, 8);
-  const inv = ctx.invocation;
-  return (
-    `${st.c.bold(short)}  ${r.operation.name} on ${r.server.name}  ${safeJson(r.operation.arguments)}  submitted ${r.operation.submittedAt}\n` +
-    `          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n` +
-    (v.safe
-      ? `          next: ${inv} recover ${short} --resubmit\n`
-      : `          next: check on the server whether it ran; resubmit only if it did not: ${inv} recover ${short} --resubmit --force${forceConfirmation(ctx)}\n`) +
-    `          or, once checked: ${inv} recover ${short} --resolve completed|not-run|failed --note "what you found"\n`
-  );
-}
-
 /** `--resolve`: record what an out-of-band check found; the record becomes terminal (history kept). */
 function resolveRecord(ctx: Context, vault: ReturnType<typeof openVault>, rec: VaultRecord, outcome: Resolution, note: string | undefined): number {
   if (rec.phase !== 'in-doubt' && rec.phase !== 'lost' && rec.phase !== 'submitting') {
@@ -84,31 +67,16 @@ function resolveRecord(ctx: Context, vault: ReturnType<typeof openVault>, rec: V
     r.updatedAt = at;
     delete r.reason;
   });
-  if (ctx.json) ctx.stdout.write(jsonLine({ opId: rec.opId, server: rec.server.name, phase: 'terminal', resolution: updated?.resolution ?? null }));
-  else {
-    ctx.stdout.write(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId.slice(0, 8)}) resolved as ${outcome}${note ? `: ${note}` : ''}; it was ${rec.phase}.\n`);
-    ctx.stdout.write(`  kept in the vault with its history (\`${ctx.invocation} show ${typeableRef(rec)}\`); \`${ctx.invocation} prune\` may now drop it.\n`);
-  }
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'resolved', before: rec, outcome, note, resolution: updated?.resolution ?? null });
 }
 
 export async function runRecover(opId: string | undefined, opts: RecoverOptions, ctx: Context): Promise<number> {
   const vault = openVault(ctx);
   const candidates = inDoubtRecords(vault.query({ listedByDefault: true }), ctx.now());
-  const st = makeStyle(ctx.color);
 
   if (!opId) {
     if (opts.resubmit) throw new CliError('usage', '--resubmit needs the operation id of one in-doubt submission', 'Run `mcp-tasks recover` to list them.');
-    if (ctx.json) {
-      ctx.stdout.write(jsonLine(candidates.map((r) => ({ opId: r.opId, server: r.server.name, operation: { method: r.operation.method, name: r.operation.name, arguments: r.operation.arguments }, submittedAt: r.operation.submittedAt, reason: r.reason ?? 'the submitting process stopped before a handle came back', resubmit: resubmitVerdict(r), labels: r.labels }))));
-      return candidates.length ? ExitCode.InDoubt : ExitCode.Ok;
-    }
-    if (!candidates.length) {
-      ctx.stdout.write('no submissions in doubt: every request sent either got a handle or was refused\n');
-      return ExitCode.Ok;
-    }
-    for (const r of candidates) ctx.stdout.write(guidance(ctx, r, st));
-    return ExitCode.InDoubt;
+    return finish(ctx, { kind: 'in-doubt-list', records: candidates.map((record) => ({ record, verdict: resubmitVerdict(record) })) });
   }
 
   // Refs as everywhere: an operation id or its prefix, a label value, a taskId or its prefix.
@@ -130,15 +98,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
   }
   const verdict = resubmitVerdict(rec);
 
-  if (!opts.resubmit) {
-    if (ctx.json) ctx.stdout.write(jsonLine({ opId: rec.opId, server: rec.server.name, operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments }, submittedAt: rec.operation.submittedAt, reason: rec.reason ?? null, resubmit: verdict }));
-    else {
-      ctx.stdout.write(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId}) is in doubt: ${rec.reason ?? 'the submitting process stopped before a handle came back'}\n`);
-      // The same guidance as bare `recover`, for this one record.
-      ctx.stdout.write(guidance(ctx, rec, st));
-    }
-    return ExitCode.InDoubt;
-  }
+  if (!opts.resubmit) return finish(ctx, { kind: 'in-doubt-record', record: rec, verdict });
 
   if (!verdict.safe) {
     if (!opts.force) {
@@ -151,10 +111,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
     if (ctx.interactive) {
       const destructive = rec.operation.annotations?.destructiveHint !== false ? ' It may be DESTRUCTIVE (destructiveHint).' : '';
       const ok = await ctx.prompter.confirm(`Resubmit ${rec.operation.name} on ${rec.server.name} with ${safeJson(rec.operation.arguments)}? The first request may already have run; this could do it twice.${destructive}`, { default: false });
-      if (!ok) {
-        ctx.stderr.write('not resubmitted; the record stays in doubt\n');
-        return ExitCode.InDoubt;
-      }
+      if (!ok) return finish(ctx, { kind: 'resubmit-declined' });
     }
   }
 
@@ -163,7 +120,8 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
     throw new CliError('invalid-input', `server "${rec.server.name}" now points at ${describeIdentity(identityOf(entry, ctx.home))}, not ${describeIdentity(rec.server.identity)} where this operation was sent`, 'Restore the server entry before resubmitting.');
   }
   // New work goes out in a new session (2025-11-25), recorded before the request like the first one.
-  const session = await openSessionFor(ctx, { record: { ...rec, session: undefined }, entry, persisted: true, taskId: '' });
+  const { session: _oldSession, ...withoutSession } = rec;
+  const session = await openSessionFor(ctx, { record: withoutSession, entry, persisted: true, taskId: '' });
   try {
     const at = new Date(ctx.now()).toISOString();
     const resume = session.resumeState();
@@ -175,7 +133,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
       else delete r.session;
     })!;
     if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
-    return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { ...(opts.detach ? { detach: true } : {}), resubmission: true }));
+    return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { detach: opts.detach, resubmission: true }));
   } finally {
     await closeSession(ctx, vault, session, [rec]);
   }

@@ -1,8 +1,8 @@
 // `server login | logout`: OAuth 2.1 sign-in for an HTTP server, through the SDK's own `auth`.
 // Also the sign-in lines of `server add` (does the server ask for one?) and `server show`.
 import type { Context } from '../../context.js';
-import { CliError, ExitCode } from '../../errors.js';
-import { jsonLine } from '../../output/render.js';
+import { CliError } from '../../errors.js';
+import { finish } from '../finish.js';
 import { sanitize } from '../../output/sanitize.js';
 import { ServerStore } from '../../servers/server-store.js';
 import type { HttpServerEntry, ServerEntry } from '../../servers/server-entry.js';
@@ -73,10 +73,11 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
     throw new CliError('invalid-input', `server "${name}" does not ask for a sign-in (it answered without one and publishes no protected-resource metadata)`, `Use it as it is: \`mcp-tasks server check ${name}\`.`);
   }
   const previous = readSignIn(ctx.home, name, ctx.env);
+  const scope = opts.scope ?? probe?.scope;
   const baseAuth = {
     serverUrl: entry.url,
     ...(probe?.resourceMetadataUrl ? { resourceMetadataUrl: probe.resourceMetadataUrl } : {}),
-    ...((opts.scope ?? probe?.scope) ? { scope: opts.scope ?? probe?.scope } : {}),
+    ...(scope ? { scope } : {}),
   };
 
   let record: SignInRecord;
@@ -148,13 +149,7 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
     throw signInFailure(err, name);
   }
 
-  const view = describeSignIn(record, ctx.now());
-  if (ctx.json) ctx.stdout.write(jsonLine({ server: name, ...view }));
-  else {
-    const until = typeof view.expiresAt === 'string' ? `, token valid until ${view.expiresAt}${view.refreshable ? ' (renewed by itself)' : ''}` : '';
-    ctx.stdout.write(`signed in to ${name}${record.issuer ? ` at ${sanitize(record.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`${ctx.invocation} server check ${name}\`\n`);
-  }
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'signed-in', server: name, issuer: record.issuer, view: describeSignIn(record, ctx.now()) });
 }
 
 export async function runServerLogout(name: string, ctx: Context): Promise<number> {
@@ -182,12 +177,7 @@ export async function runServerLogout(name: string, ctx: Context): Promise<numbe
   const removed = removeSignIn(ctx.home, name);
   const revoked = revocation?.kind === 'revoked';
   const why = revocation && (revocation.kind === 'not-confirmed' || revocation.kind === 'no-endpoint') ? revocation.reason : unreadable ? `the sign-in file could not be read (${unreadable})` : undefined;
-  if (ctx.json) ctx.stdout.write(jsonLine({ server: name, signedIn: false, removed, revoked, ...(why ? { revocation: why } : {}) }));
-  else if (!removed) ctx.stdout.write(`not signed in to ${name}; nothing to forget\n`);
-  else if (revoked) ctx.stdout.write(`signed out of ${name}: the authorization server revoked its tokens, and its tokens and client registration are forgotten here\n`);
-  else if (why) ctx.stdout.write(`signed out of ${name}: its tokens and client registration are deleted locally; the server did not confirm revocation (${sanitize(why, { singleLine: true, maxLength: 300 })}), so the tokens may stay valid there until they expire\n`);
-  else ctx.stdout.write(`signed out of ${name}: no tokens were held; its client registration is forgotten\n`);
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'signed-out', server: name, removed, revoked, revocationProblem: why });
 }
 
 /** For `server show`: whether and until when it is signed in; never a token. */

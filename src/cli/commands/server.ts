@@ -1,14 +1,14 @@
-// `server add | list | show | remove | import | check`: named servers.
+// `server add | list | show | remove | import | check`: named servers. Each returns an outcome
+// (app/outcomes.ts) that output/present-servers.ts renders.
 import { readFileArg, type Context } from '../../context.js';
-import { CliError, ExitCode } from '../../errors.js';
-import { jsonLine, makeStyle, renderToolLines } from '../../output/render.js';
+import { CliError } from '../../errors.js';
 import { rememberTools } from '../../app/tool-cache.js';
-import { safeJson, sanitize } from '../../output/sanitize.js';
-import { SECRET_HEADER, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
+import { sanitize } from '../../output/sanitize.js';
+import { SECRET_HEADER, SECRET_QUERY_PARAM, isLoopbackUrl, type ServerEntry, type StdioServerEntry, type HttpServerEntry } from '../../servers/server-entry.js';
 import { ServerStore, validateServerName } from '../../servers/server-store.js';
 import { withServerName } from '../../app/remote-error.js';
-import { asInvoked } from '../../invocation.js';
 import { probeServer, TASKS_EXTENSION_ID } from '../../session/open-session.js';
+import { finish } from '../finish.js';
 
 export interface ServerAddOptions {
   url?: string;
@@ -59,9 +59,6 @@ function parseEnv(values: string[]): Record<string, string> {
   }
   return out;
 }
-
-/** Query parameter names that carry credentials (api_key, access_token, token, key, secret, sig, …). */
-const SECRET_QUERY_PARAM = /^(?:api[-_]?key|apikey|key|access[-_]?token|token|auth|authorization|secret|client[-_]?secret|password|passwd|pwd|sig|signature|x-api-key|session)$/i;
 
 /** The types an mcp.json entry's fields must have; the first wrong one, in words. */
 function mcpJsonProblem(def: unknown): string | undefined {
@@ -129,92 +126,23 @@ export function buildEntry(name: string, opts: ServerAddOptions, command: string
   return entry;
 }
 
-/** A URL for display: credential query values (an entry stored before they were refused) redacted. */
-export function redactUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    let changed = false;
-    for (const k of [...url.searchParams.keys()]) {
-      if (!SECRET_QUERY_PARAM.test(k)) continue;
-      url.searchParams.set(k, 'redacted');
-      changed = true;
-    }
-    if (url.username || url.password) {
-      url.username = 'redacted';
-      url.password = '';
-      changed = true;
-    }
-    return changed ? url.toString() : raw;
-  } catch {
-    return raw;
-  }
-}
-
-/** A server entry for people and JSON: secrets never shown (env values and header values redacted). */
-export function redactEntry(e: ServerEntry): Record<string, unknown> {
-  if (e.transport === 'http') {
-    return {
-      name: e.name,
-      transport: 'http',
-      url: redactUrl(e.url),
-      ...(e.headers ? { headers: Object.fromEntries(Object.entries(e.headers).map(([k, v]) => [k, v.startsWith('env:') ? v : SECRET_HEADER.test(k) ? '(redacted)' : v])) } : {}),
-      auth: e.bearerEnv ? { kind: 'bearer-env', variable: e.bearerEnv } : { kind: 'none' },
-      ...(e.roots ? { roots: e.roots } : {}),
-      ...(e.idempotencyMeta ? { idempotencyMeta: e.idempotencyMeta } : {}),
-      ...(e.discovered ? { protocolVersion: e.discovered.protocolVersion, tasksAdvertised: e.discovered.tasksAdvertised, checkedAt: e.discovered.checkedAt } : {}),
-    };
-  }
-  return {
-    name: e.name,
-    transport: 'stdio',
-    command: e.command,
-    args: e.args,
-    ...(e.env ? { env: Object.fromEntries(Object.keys(e.env).map((k) => [k, e.env![k] === '' ? '(passed through)' : '(set)'])) } : {}),
-    ...(e.cwd ? { cwd: e.cwd } : {}),
-    ...(e.builtin ? { builtin: true } : {}),
-    ...(e.roots ? { roots: e.roots } : {}),
-    ...(e.idempotencyMeta ? { idempotencyMeta: e.idempotencyMeta } : {}),
-    ...(e.discovered ? { protocolVersion: e.discovered.protocolVersion, tasksAdvertised: e.discovered.tasksAdvertised, checkedAt: e.discovered.checkedAt } : {}),
-  };
-}
-
-function describe(e: ServerEntry): string {
-  return e.transport === 'http' ? redactUrl(e.url) : `stdio: ${[e.command, ...e.args].join(' ')}`;
-}
-
 export async function runServerAdd(name: string, command: string[], opts: ServerAddOptions, ctx: Context): Promise<number> {
   const store = new ServerStore(ctx.home);
   const entry = buildEntry(name, opts, command);
   if (store.find(name) && !opts.force) throw new CliError('invalid-input', `a server named "${name}" already exists`, `Pass --force to replace it, or \`mcp-tasks server remove ${name}\` first.`);
   await store.put(entry);
-  const signIn = await (await import('./server-auth.js')).signInNoteForNewServer(entry);
-  if (ctx.json) ctx.stdout.write(jsonLine({ ...redactEntry(entry), ...(signIn ? { requiresSignIn: true } : {}) }));
-  else ctx.stdout.write(`added server ${name} (${describe(entry)})\n  next: ${signIn ? `${asInvoked(signIn.replace(/^.*: run /, ''), ctx.invocation)} (it requires sign-in)` : `\`${ctx.invocation} server check ${name}\``}\n`);
-  return ExitCode.Ok;
+  const signInNote = await (await import('./server-auth.js')).signInNoteForNewServer(entry);
+  return finish(ctx, { kind: 'server-added', entry, signInNote });
 }
 
 export async function runServerList(ctx: Context): Promise<number> {
-  const entries = new ServerStore(ctx.home).list();
-  if (ctx.json) {
-    ctx.stdout.write(jsonLine(entries.map(redactEntry)));
-    return ExitCode.Ok;
-  }
-  const st = makeStyle(ctx.color);
-  const width = Math.max(...entries.map((e) => e.name.length));
-  for (const e of entries) {
-    const era = e.discovered ? st.c.gray(` [${e.discovered.protocolVersion}${e.discovered.tasksAdvertised ? ', tasks' : ''}]`) : '';
-    ctx.stdout.write(`${st.c.bold(e.name.padEnd(width))}  ${e.transport === 'stdio' && 'builtin' in e && e.builtin ? 'built-in demo server (stdio)' : describe(e)}${era}\n`);
-  }
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'servers-listed', entries: new ServerStore(ctx.home).list() });
 }
 
 export async function runServerShow(name: string, ctx: Context): Promise<number> {
   const entry = new ServerStore(ctx.home).get(name);
   const signIn = (await import('./server-auth.js')).signInView(entry, ctx);
-  const view = { ...redactEntry(entry), ...(signIn ? { signIn } : {}) };
-  if (ctx.json) ctx.stdout.write(jsonLine(view));
-  else for (const [k, v] of Object.entries(view)) ctx.stdout.write(`${k.padEnd(18)} ${typeof v === 'string' ? sanitize(v, { singleLine: true, maxLength: 2000 }) : safeJson(v)}\n`);
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'server-shown', entry, signIn });
 }
 
 export async function runServerRemove(name: string, ctx: Context): Promise<number> {
@@ -222,9 +150,7 @@ export async function runServerRemove(name: string, ctx: Context): Promise<numbe
   const removed = await new ServerStore(ctx.home).remove(name);
   if (!removed) throw new CliError('not-found', `no server named "${name}"`, 'Run `mcp-tasks server list`.');
   (await import('../../connection/oauth-store.js')).removeSignIn(ctx.home, name);
-  if (ctx.json) ctx.stdout.write(jsonLine({ removed: name }));
-  else ctx.stdout.write(`removed server ${name}; vaulted tasks created on it are kept, and will only be sent to the same server again\n`);
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'server-removed', name });
 }
 
 interface McpJsonEntry {
@@ -276,14 +202,7 @@ export async function runServerImport(file: string, opts: { only?: string; force
       skipped.push({ name, reason: err instanceof CliError ? err.message : (err as Error).message });
     }
   }
-  if (ctx.json) ctx.stdout.write(jsonLine({ imported, skipped }));
-  else {
-    // Names and reasons come from the file (anyone's mcp.json): printed clean.
-    for (const n of imported) ctx.stdout.write(`imported ${sanitize(n, { singleLine: true, maxLength: 100 })}\n`);
-    for (const s of skipped) ctx.stderr.write(`skipped ${sanitize(s.name, { singleLine: true, maxLength: 100 })}: ${sanitize(s.reason, { singleLine: true, maxLength: 300 })}\n`);
-    if (imported.length) ctx.stdout.write(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${ctx.invocation} server show ${sanitize(imported[0]!, { singleLine: true, maxLength: 100 })}\`)\n`);
-  }
-  return skipped.length && !imported.length ? ExitCode.Usage : ExitCode.Ok;
+  return finish(ctx, { kind: 'servers-imported', imported, skipped });
 }
 
 const envNameFor = (server: string, header: string) => `${server}_${header}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
@@ -294,37 +213,20 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
   try {
     const tools = await conn.listTools();
     await rememberTools(ctx, entry, conn.protocolVersion, tools);
-    const report = {
+    return finish(ctx, {
+      kind: 'server-checked',
       server: name,
       protocolVersion: conn.protocolVersion,
       era: conn.era,
       generation: conn.generation,
       serverInfo: conn.serverInfo ?? null,
       tasksExtension: conn.tasksAdvertised,
+      tasksExtensionId: TASKS_EXTENSION_ID,
       legacyTasks: conn.legacyTasksAdvertised,
       legacyTaskCapabilities: conn.legacyTasks ?? null,
-      tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {}, ...(t.execution?.taskSupport ? { taskSupport: t.execution.taskSupport } : {}) })),
-    };
-    if (ctx.json) ctx.stdout.write(jsonLine(report));
-    else {
-      const st = makeStyle(ctx.color);
-      const info = conn.serverInfo ? `${sanitize(conn.serverInfo.name, { singleLine: true, maxLength: 100 })} ${sanitize(conn.serverInfo.version, { singleLine: true, maxLength: 40 })}` : 'unnamed server';
-      ctx.stdout.write(`${st.c.bold(name)}: ${info}\n`);
-      ctx.stdout.write(`  protocol  ${conn.protocolVersion} (${conn.era === 'modern' ? 'stateless 2026-07-28 era, the tasks extension generation' : 'session era, the 2025-11-25 experimental tasks generation'})\n`);
-      ctx.stdout.write(
-        `  tasks     ${conn.tasksAdvertised ? st.c.green(`${TASKS_EXTENSION_ID} advertised`) : conn.legacyTasks ? legacyTasksLine(conn.legacyTasks, st) : st.c.yellow(conn.era === 'modern' ? 'extension not advertised: tools will answer synchronously' : 'no tasks capability: tools will answer synchronously')}\n`,
-      );
-      ctx.stdout.write(`  tools     ${tools.length}\n`);
-      ctx.stdout.write(renderToolLines(tools, st, ctx.stdout.columns?.()));
-    }
-    return ExitCode.Ok;
+      tools,
+    });
   } finally {
     await conn.close();
   }
-}
-
-/** What a 2025-11-25 server's `capabilities.tasks` offers, in words. */
-function legacyTasksLine(t: { list: boolean; cancel: boolean; toolsCall: boolean }, st: ReturnType<typeof makeStyle>): string {
-  const offers = [t.toolsCall ? 'tools/call as tasks' : '', 'tasks/get', 'tasks/result', t.list ? 'tasks/list' : '', t.cancel ? 'tasks/cancel' : ''].filter(Boolean).join(', ');
-  return `${st.c.green('2025-11-25 experimental tasks capability')}: ${offers}${t.toolsCall ? '' : st.c.yellow(' (no tasks for tools/call: tools answer synchronously)')}`;
 }

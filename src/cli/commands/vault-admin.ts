@@ -1,9 +1,9 @@
-// `prune`, `export`, `import`: housekeeping and hand-over of handles between machines.
+// `prune`, `export`, `import`: housekeeping and hand-over of handles between machines. Each returns
+// an outcome (app/outcomes.ts) that output/present-record.ts renders.
 import { readFileArg, type Context } from '../../context.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError } from '../../errors.js';
 import { writeFileAtomic } from '../../fs/atomic-file.js';
 import { openVault } from '../../app/task-target.js';
-import { jsonLine } from '../../output/render.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { decodeSealed, encodeSealed, sealWithPassphrase, unsealWithPassphrase, VaultKeyError } from '../../vault/vault-crypto.js';
@@ -11,6 +11,7 @@ import type { VaultRecord } from '../../vault/vault-record.js';
 import { parseDuration } from '../duration.js';
 import { recordProblem } from '../../vault/record-schema.js';
 import { sanitize } from '../../output/sanitize.js';
+import { finish } from '../finish.js';
 
 export interface PruneOptions {
   terminal?: boolean;
@@ -28,9 +29,7 @@ export async function runPrune(opts: PruneOptions, ctx: Context): Promise<number
     .filter((r) => cutoff === undefined || Date.parse(r.updatedAt) < cutoff)
     .map((r) => r.opId);
   const removed = doomed.length ? vault.remove(doomed) : 0;
-  if (ctx.json) ctx.stdout.write(jsonLine({ pruned: removed }));
-  else ctx.stdout.write(`pruned ${removed} finished task record(s); active, lost and in-doubt records are kept\n`);
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'pruned', removed });
 }
 
 const BUNDLE_MAGIC = 'mcp-tasks-export v1\n';
@@ -55,14 +54,8 @@ export async function runExport(refs: string[], opts: { out?: string }, ctx: Con
   const shareable = records.map((r) => ({ ...r, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { bearerEnv: r.auth.bearerEnv } : {}) } }));
   const sealed = sealWithPassphrase(Buffer.from(JSON.stringify({ format: 'mcp-tasks-export', records: shareable }), 'utf8'), passphrase);
   const text = BUNDLE_MAGIC + encodeSealed(sealed).toString('base64').replace(/(.{76})/g, '$1\n') + '\n';
-  if (opts.out) {
-    writeFileAtomic(opts.out, text, 0o600);
-    if (ctx.json) ctx.stdout.write(jsonLine({ exported: records.length, out: opts.out }));
-    else ctx.stderr.write(`exported ${records.length} task(s) to ${opts.out} (encrypted with MCP_TASKS_EXPORT_KEY; stored credentials are not included)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… ${ctx.invocation} import ${opts.out}\n`);
-  } else {
-    ctx.stdout.write(text);
-  }
-  return ExitCode.Ok;
+  if (opts.out) writeFileAtomic(opts.out, text, 0o600);
+  return finish(ctx, { kind: 'exported', count: records.length, out: opts.out || undefined, bundle: text });
 }
 
 export async function runImport(file: string, ctx: Context): Promise<number> {
@@ -113,10 +106,5 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
     if (!entry) warnings.push(`server "${name}" is not configured here; add it (${describeIdentity(rec.server.identity)}) before watching these tasks`);
     else if (!sameIdentity(identityOf(entry, ctx.home), rec.server.identity)) warnings.push(`server "${name}" here is ${describeIdentity(identityOf(entry, ctx.home))}, but the tasks were created on ${describeIdentity(rec.server.identity)}; they will not be sent there without --rebind`);
   }
-  if (ctx.json) ctx.stdout.write(jsonLine({ imported: added, alreadyPresent: records.length - added, warnings }));
-  else {
-    ctx.stdout.write(`imported ${added} task(s)${records.length - added ? `, ${records.length - added} already in the vault` : ''}\n`);
-    for (const w of warnings) ctx.stderr.write(`warning: ${sanitize(w, { singleLine: true, maxLength: 500 })}\n`);
-  }
-  return ExitCode.Ok;
+  return finish(ctx, { kind: 'records-imported', added, alreadyPresent: records.length - added, warnings });
 }

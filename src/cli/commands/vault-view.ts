@@ -1,17 +1,19 @@
 // `list` and `show`: what the vault holds. Human output shows short id prefixes; --json full ids.
-import { describePrincipal } from '../../tasks/principal.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
-import { jsonLine, makeStyle, renderCallToolResult, renderTable, renderTsv, statusWord, taskJson } from '../../output/render.js';
+import { jsonLine, makeStyle, renderTable, renderTsv, statusWord, taskJson } from '../../output/render.js';
 import type { TaskFailure, TaskReport } from '../../app/outcomes.js';
 import { LIST_STATUSES } from '../choices.js';
 import { didYouMean } from '../did-you-mean.js';
-import { isPlainId, safeJson, safeName, sanitize, shortenIdsIn } from '../../output/sanitize.js';
-import { describeIdentity } from '../../servers/server-entry.js';
+import { safeJson, safeName, sanitize } from '../../output/sanitize.js';
 import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type ListedRecord, type VaultRecord } from '../../vault/vault-record.js';
 import { parseLabels } from '../duration.js';
-import { asInvoked } from '../../invocation.js';
+import { ago } from '../../output/present-record.js';
+import { finish } from '../finish.js';
+
+// The time words moved to the presenter with `show`; kept importable from here.
+export { ago, localTime } from '../../output/present-record.js';
 
 export interface ListOptions {
   server?: string;
@@ -38,27 +40,6 @@ export function recordFilter(opts: ListOptions): (r: ListedRecord) => boolean {
 
 export function filterRecords<R extends ListedRecord>(records: R[], opts: ListOptions): R[] {
   return records.filter(recordFilter(opts)).sort(byCreatedAt);
-}
-
-/** "3m ago", as people read ages; a time ahead of this clock (another machine's) is "just now". */
-export function ago(iso: string, nowMs: number): string {
-  const ms = nowMs - Date.parse(iso);
-  if (!Number.isFinite(ms)) return 'unknown';
-  const s = Math.floor(ms / 1000);
-  if (s < 5) return 'just now';
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 48 * 3600) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86400)}d ago`;
-}
-
-/** Local time with its zone offset ("2026-12-01 09:15:03 +01:00"), for `show`. */
-export function localTime(iso: string): string {
-  const d = new Date(iso);
-  if (!Number.isFinite(d.getTime())) return iso;
-  const p = (n: number) => String(Math.abs(n)).padStart(2, '0');
-  const off = -d.getTimezoneOffset();
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ${off < 0 ? '-' : '+'}${p(Math.trunc(off / 60))}:${p(off % 60)}`;
 }
 
 /** What --refresh saw for one record: polled now, or why it could not be. */
@@ -173,65 +154,8 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
   return ExitCode.Ok;
 }
 
-/**
- * What `show` says about a 2025-11-25 record's server session: the generation, that an
- * Mcp-Session-Id is kept (its first characters only: it may act as a bearer), whether mcp-tasks
- * has ended it, and the unanswered server requests kept with it. Null on 2026-07-28 (no session).
- */
-function sessionView(r: VaultRecord): { generation: '2025-11-25'; protocolVersion: string; transport: 'http' | 'stdio'; sessionIdPrefix: string | null; state: 'kept' | 'ended' | 'process'; endedAt?: string; pendingInput: string[] } | null {
-  const s = r.session;
-  if (!s) return null;
-  const id = s.sessionId ? sanitize(s.sessionId, { singleLine: true }) : undefined;
-  return {
-    generation: '2025-11-25',
-    protocolVersion: s.protocolVersion,
-    transport: id ? 'http' : 'stdio',
-    sessionIdPrefix: id ? `${id.slice(0, 8)}…` : null,
-    state: !id ? 'process' : s.endedAt ? 'ended' : 'kept',
-    ...(s.endedAt ? { endedAt: s.endedAt } : {}),
-    pendingInput: (s.pendingInput ?? []).map((p) => p.key),
-  };
-}
-
-function describeSession(v: NonNullable<ReturnType<typeof sessionView>>): string {
-  const head = `${v.generation} (${sanitize(v.protocolVersion, { singleLine: true, maxLength: 40 })})`;
-  const pending = v.pendingInput.length ? `; ${v.pendingInput.length} unanswered server request(s) kept with it: ${v.pendingInput.map((k) => safeName(k, 80)).join(', ')}` : '';
-  if (v.state === 'process') return `${head} over stdio: the session is the server process, not kept${pending}`;
-  if (v.state === 'ended') return `${head}, Mcp-Session-Id ${v.sessionIdPrefix} ended by mcp-tasks at ${v.endedAt} (no task in the vault needed it)${pending}`;
-  return `${head}, Mcp-Session-Id ${v.sessionIdPrefix} kept (encrypted in the vault; later commands rejoin it)${pending}`;
-}
-
 export async function runShow(ref: string, ctx: Context): Promise<number> {
-  const vault = openVault(ctx);
-  const r = vault.resolve(ref);
-  if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
-  if (ctx.json) {
-    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, ...(r.principal ? { signedInAs: describePrincipal(r.principal) } : {}), submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}), session: sessionView(r) }));
-    return ExitCode.Ok;
-  }
-  const st = makeStyle(ctx.color);
-  const line = (k: string, v: string) => ctx.stdout.write(`${st.c.gray(k.padEnd(12))} ${v}\n`);
-  line('task', r.taskId ? (isPlainId(r.taskId) ? r.taskId : `${safeName(r.taskId, 4096)} (the server's id carries control characters; shown cleaned, the exact id: mcp-tasks show --json ${typeableRef(r)})`) : st.c.red('(no handle received)'));
-  line('operation', `${r.operation.method} ${safeName(r.operation.name)} ${sanitize(safeJson(r.operation.arguments), { singleLine: true, maxLength: 2000 })}`);
-  line('op id', r.opId);
-  line('server', safeName(`${r.server.name} · ${describeIdentity(r.server.identity)}${r.server.protocolVersion ? ` · ${r.server.protocolVersion}` : ''}`, 1000));
-  const session = sessionView(r);
-  if (session) line('session', describeSession(session));
-  if (r.server.serverInfo) line('server info', sanitize(`${r.server.serverInfo.name} ${r.server.serverInfo.version}`, { singleLine: true, maxLength: 120 }));
-  const stored = Object.keys(r.auth.secrets ?? {});
-  line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);
-  if (r.principal) line('sign-in', sanitize(describePrincipal(r.principal), { singleLine: true, maxLength: 300 }));
-  line('phase', r.phase + (r.reason ? ` (${safeName(r.reason, 500)})` : ''));
-  if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${localTime(r.resolution.at)}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${safeName(r.resolution.reason, 300)}` : ''})`);
-  line('submitted', `${localTime(r.operation.submittedAt)} (${ago(r.operation.submittedAt, ctx.now())})`);
-  if (r.phase === 'active' && r.last) line('last seen', asInvoked(`${localTime(r.updatedAt)} (${ago(r.updatedAt, ctx.now())}): ${r.last.status}, as last seen; \`mcp-tasks get ${typeableRef(r)}\` asks the server now`, ctx.invocation));
-  if (Object.keys(r.labels).length) line('labels', safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000));
-  if (r.inputKeysSeen.length) line('input keys', `seen ${r.inputKeysSeen.map((k) => safeName(k, 80)).join(', ')}; answered ${r.inputKeysAnswered.map((k) => safeName(k, 80)).join(', ') || 'none'}`);
-  if (r.history.length) {
-    ctx.stdout.write(`${st.c.gray('history')}\n`);
-    for (const h of r.history) ctx.stdout.write(`  ${localTime(h.at)}  ${statusWord(h.status, st)}${h.statusMessage ? `  ${sanitize(h.statusMessage, { singleLine: true, maxLength: 120 })}` : ''}\n`);
-  }
-  if (r.result) ctx.stdout.write(`${st.c.gray('result')}\n${shortenIdsIn(renderCallToolResult(r.result, st), [r.taskId])}\n`);
-  if (r.error) ctx.stdout.write(`${st.c.gray('error')} ${r.error.code}: ${sanitize(r.error.message, { maxLength: 2000 })}\n`);
-  return ExitCode.Ok;
+  const record = openVault(ctx).resolve(ref);
+  if (!record) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
+  return finish(ctx, { kind: 'record-shown', record });
 }

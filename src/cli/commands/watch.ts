@@ -46,15 +46,15 @@ export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Con
     const reports = await withTasks(wctx, refs, { ...opts, serveInput: ctx.interactive || opts.answers !== undefined }, async (scope) => {
       const initial = scope.target.record.last;
       const streamed: { last?: TaskSnapshot } = {};
-      const answerInput = inputHandler(scope, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) });
+      const answerInput = inputHandler(scope, { answers: opts.answers });
       const end = await followTask(scope, {
         multi,
         streamJson: true,
         streamed,
         onInputRequired: multi ? (s) => stopAllOnAbort(stopAll, () => answerInput(s)) : answerInput,
-        onInputRelisted: relistedHandler(scope, { ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(initial ? { initial: { ...initial } } : {}),
+        onInputRelisted: relistedHandler(scope, { answers: opts.answers }),
+        timeoutMs,
+        initial: initial && { ...initial },
       });
       // In --json mode the final state is the last streamed line, unless the end brought news.
       return report(scope.target, end, { statePrinted: ctx.json && streamed.last !== undefined && streamed.last === end.snapshot });

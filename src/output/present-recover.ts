@@ -1,0 +1,58 @@
+// The presenter's part for `recover`: submissions in doubt with the safe next step, and a record
+// closed by hand. Every next step is a command that runs as printed (ctx.invocation).
+import type { Context } from '../context.js';
+import type { RecoverOutcome, ResubmitVerdict } from '../app/outcomes.js';
+import { typeableRef, type VaultRecord } from '../vault/vault-record.js';
+import { jsonLine, makeStyle } from './render.js';
+import { safeJson } from './sanitize.js';
+
+/** `--force` asks in a terminal; without one the command must carry the confirmation (`--yes`) to run as printed. */
+export const forceConfirmation = (ctx: Pick<Context, 'interactive'>): string => (ctx.interactive ? '' : ' --yes');
+
+const STOPPED = 'the submitting process stopped before a handle came back';
+
+export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
+  const out = (t: string) => ctx.stdout.write(t);
+  const st = makeStyle(ctx.color);
+  switch (o.kind) {
+    case 'in-doubt-list':
+      if (ctx.json) {
+        return out(jsonLine(o.records.map(({ record: r, verdict }) => ({ opId: r.opId, server: r.server.name, operation: { method: r.operation.method, name: r.operation.name, arguments: r.operation.arguments }, submittedAt: r.operation.submittedAt, reason: r.reason ?? STOPPED, resubmit: verdict, labels: r.labels }))));
+      }
+      if (!o.records.length) return out('no submissions in doubt: every request sent either got a handle or was refused\n');
+      for (const { record, verdict } of o.records) out(guidance(ctx, record, verdict, st));
+      return;
+    case 'in-doubt-record': {
+      const { record: rec, verdict } = o;
+      if (ctx.json) return out(jsonLine({ opId: rec.opId, server: rec.server.name, operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments }, submittedAt: rec.operation.submittedAt, reason: rec.reason ?? null, resubmit: verdict }));
+      out(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId}) is in doubt: ${rec.reason ?? STOPPED}\n`);
+      // The same guidance as bare `recover`, for this one record.
+      out(guidance(ctx, rec, verdict, st));
+      return;
+    }
+    case 'resolved': {
+      const { before: rec, outcome, note } = o;
+      if (ctx.json) return out(jsonLine({ opId: rec.opId, server: rec.server.name, phase: 'terminal', resolution: o.resolution }));
+      out(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId.slice(0, 8)}) resolved as ${outcome}${note ? `: ${note}` : ''}; it was ${rec.phase}.\n`);
+      out(`  kept in the vault with its history (\`${ctx.invocation} show ${typeableRef(rec)}\`); \`${ctx.invocation} prune\` may now drop it.\n`);
+      return;
+    }
+    case 'resubmit-declined':
+      ctx.stderr.write('not resubmitted; the record stays in doubt\n');
+      return;
+  }
+}
+
+/** The in-doubt guidance for one record: the same words bare `recover` prints, and how to close it. */
+function guidance(ctx: Context, r: VaultRecord, v: ResubmitVerdict, st: ReturnType<typeof makeStyle>): string {
+  const short = r.opId.slice(0, 8);
+  const inv = ctx.invocation;
+  return (
+    `${st.c.bold(short)}  ${r.operation.name} on ${r.server.name}  ${safeJson(r.operation.arguments)}  submitted ${r.operation.submittedAt}\n` +
+    `          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n` +
+    (v.safe
+      ? `          next: ${inv} recover ${short} --resubmit\n`
+      : `          next: check on the server whether it ran; resubmit only if it did not: ${inv} recover ${short} --resubmit --force${forceConfirmation(ctx)}\n`) +
+    `          or, once checked: ${inv} recover ${short} --resolve completed|not-run|failed --note "what you found"\n`
+  );
+}
