@@ -11,6 +11,7 @@
 //   <store>/x/log.frozen   the log being folded into a new base by a compaction
 //   <store>/x/compact.lock one compaction or rebuild at a time
 //   <store>/p/<hop>.<pid>.<r> intents: "this record may be ahead of the listing"
+//   <store>/p/bulk.<pid>.<r>  the same for a batch of a bulk insert (its hops, one a line)
 //
 // Why this shape: writers never lock anything but their own record (as before): an append is one
 // write() on an O_APPEND file, and each frame is sealed on its own, so concurrent writers do not
@@ -29,7 +30,7 @@
 // log, read them, and retry when base or frozen changed meanwhile (a compaction step fell inside
 // their reads). A missing or damaged base is rebuilt from the record files the same way.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from '../fs/atomic-file.js';
 import { taskJson } from '../output/render.js';
@@ -372,14 +373,44 @@ export class ListingIndex {
   /** Before a record write: readers read this record from its file until `end`. */
   begin(hop: string): string {
     const path = join(this.intentsDir, `${hop}.${process.pid}.${randomBytes(4).toString('hex')}`);
+    this.createIntent(path, (p) => closeSync(openSync(p, 'wx', 0o600)));
+    return path;
+  }
+
+  /**
+   * begin() for a batch of records (a bulk insert): one intent file naming them all, so a batch
+   * costs one file instead of one per record. It appears whole (written aside, then renamed).
+   */
+  beginMany(hops: string[]): string {
+    const name = `bulk.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const path = join(this.intentsDir, name);
+    this.createIntent(path, (p) => {
+      const tmp = `${p}.tmp`;
+      closeSync(openSync(tmp, 'wx', 0o600));
+      try {
+        const fd = openSync(tmp, 'w');
+        try {
+          writeSync(fd, hops.join('\n'));
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(tmp, p);
+      } catch (err) {
+        rmSync(tmp, { force: true });
+        throw err;
+      }
+    });
+    return path;
+  }
+
+  private createIntent(path: string, create: (path: string) => void): void {
     try {
-      closeSync(openSync(path, 'wx', 0o600));
+      create(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       mkdirSync(this.intentsDir, { recursive: true, mode: 0o700 });
-      closeSync(openSync(path, 'wx', 0o600));
+      create(path);
     }
-    return path;
   }
 
   end(intent: string): void {
@@ -422,7 +453,7 @@ export class ListingIndex {
     return statOrUndefined(this.logPath)?.size ?? 0;
   }
 
-  /** Hops with an intent (their writer may be live or dead). */
+  /** Hops with an intent (their writer may be live or dead); `name` is the intent file (one for a bulk batch). */
   intents(): Array<{ hop: string; pid: number; name: string }> {
     let names: string[];
     try {
@@ -433,7 +464,19 @@ export class ListingIndex {
     const out = [];
     for (const name of names) {
       const m = /^([A-Za-z0-9_-]+)\.(\d+)\.[0-9a-f]+$/.exec(name);
-      if (m) out.push({ hop: m[1]!, pid: Number(m[2]), name: join(this.intentsDir, name) });
+      if (!m) continue;
+      const path = join(this.intentsDir, name);
+      if (m[1] !== 'bulk') {
+        out.push({ hop: m[1]!, pid: Number(m[2]), name: path });
+        continue;
+      }
+      let hops: string[];
+      try {
+        hops = readFileSync(path, 'utf8').split('\n');
+      } catch {
+        continue; // ended meanwhile
+      }
+      for (const hop of hops) if (/^[A-Za-z0-9_-]+$/.test(hop)) out.push({ hop, pid: Number(m[2]), name: path });
     }
     return out;
   }

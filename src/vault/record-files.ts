@@ -2,7 +2,7 @@
 // of its operation id, plus empty "hint" files whose names are keyed hashes too:
 //
 //   <store>/r/<hop>                    the record (sealed; the name is bound as associated data)
-//   <store>/i/<kh:2>/<kh>.<hop>        lookup hints: taskId, label value, 6-character prefixes
+//   <store>/i/<kh:2>/<kh>.<hop>        lookup hints: label values, 6-character taskId and opId prefixes
 //   <store>/o/<bucket>/<created>.<hop> creation order, bucketed by time, for list and list --limit
 //   <store>/a/<created>.<hop>          the record is listed by default (active, in doubt, lost)
 //   <store>/l/<hop>.lock               per-record lock for read-modify-write of that record
@@ -131,10 +131,9 @@ export class RecordFiles {
 
   private hintKeys(rec: VaultRecord): string[] {
     const keys = new Set<string>([this.hash('op6', rec.opId.slice(0, PREFIX_LEN), 22)]);
-    if (rec.taskId) {
-      keys.add(this.hash('task', rec.taskId, 22));
-      keys.add(this.hash('task6', rec.taskId.slice(0, PREFIX_LEN), 22));
-    }
+    // A whole taskId is found through its prefix's hint (every hit is checked against the record):
+    // one file fewer per record than a hint of its own.
+    if (rec.taskId) keys.add(this.hash('task6', rec.taskId.slice(0, PREFIX_LEN), 22));
     for (const v of Object.values(rec.labels ?? {})) keys.add(this.hash('label', v, 22));
     return [...keys];
   }
@@ -264,7 +263,7 @@ export class RecordFiles {
   createMany(records: VaultRecord[], syncAll: (fds: number[]) => void): boolean[];
   createMany(records: VaultRecord[], syncAll: (fds: number[]) => void | Promise<void>): boolean[] | Promise<boolean[]> {
     const hops = records.map((r) => this.hop(r.opId));
-    const intents: string[] = [];
+    let intent: string | undefined;
     const staged: Array<{ tmp: string; fd: number }> = [];
     const abort = () => {
       for (const s of staged) {
@@ -273,8 +272,9 @@ export class RecordFiles {
       }
     };
     try {
+      // One intent for the batch: what a reader needs until the listing frame lands.
+      if (records.length) intent = records.length === 1 ? this.listing.begin(hops[0]!) : this.listing.beginMany(hops);
       records.forEach((rec, i) => {
-        intents.push(this.listing.begin(hops[i]!));
         this.writeHints(rec, hops[i]!);
         staged.push(this.stage(rec, hops[i]!, false));
       });
@@ -289,7 +289,7 @@ export class RecordFiles {
       const appended = entries.length === 0 || this.listing.append(entries) !== undefined;
       if (this.pending) this.pending.add(join(this.dir, 'r'));
       else syncDirectory(join(this.dir, 'r'));
-      if (appended) for (const intent of intents) this.listing.end(intent);
+      if (appended && intent) this.listing.end(intent);
       return created;
     };
     let synced: void | Promise<void>;
@@ -403,18 +403,23 @@ export class RecordFiles {
     return overrides;
   }
 
-  /** Intents of killed writers: fold their record's state into the listing, then drop them. */
+  /** Intents of killed writers: fold their records' state into the listing, then drop them. */
   repairIntents(alive: (pid: number) => boolean): void {
+    const byFile = new Map<string, { pid: number; hops: string[] }>();
     for (const it of this.listing.intents()) {
-      if (it.pid === process.pid || alive(it.pid)) continue;
+      const group = byFile.get(it.name) ?? { pid: it.pid, hops: [] };
+      group.hops.push(it.hop);
+      byFile.set(it.name, group);
+    }
+    for (const [name, { pid, hops }] of byFile) {
+      if (pid === process.pid || alive(pid)) continue;
+      // Under each record's lock (a live writer of one of them goes first), one frame for them all.
+      const underLocks = (i: number): void => {
+        if (i < hops.length) return withLockAt(this.lockPath(hops[i]!), () => underLocks(i + 1), { timeoutMs: 0 });
+        if (this.listing.append(hops.map((hop): ListingEntry => [hop, listed(hop, this.readOrNull(hop))])) !== undefined) this.listing.end(name);
+      };
       try {
-        withLockAt(
-          this.lockPath(it.hop),
-          () => {
-            if (this.listing.append([[it.hop, listed(it.hop, this.readOrNull(it.hop))]]) !== undefined) this.listing.end(it.name);
-          },
-          { timeoutMs: 0 },
-        );
+        underLocks(0);
       } catch (err) {
         if (!(err instanceof LockTimeoutError)) throw err;
       }
@@ -529,7 +534,7 @@ export class RecordFiles {
   }
 
   /** Records a hint of `kind` for `value` points at, read and checked by `accept`. */
-  lookup(kind: 'task' | 'task6' | 'op6' | 'label', value: string, accept: (r: VaultRecord) => boolean): VaultRecord[] {
+  lookup(kind: 'task6' | 'op6' | 'label', value: string, accept: (r: VaultRecord) => boolean): VaultRecord[] {
     const out: VaultRecord[] = [];
     for (const hop of new Set(this.hinted(kind, kind.endsWith('6') ? value.slice(0, PREFIX_LEN) : value))) {
       const r = this.read(hop);

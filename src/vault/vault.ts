@@ -389,7 +389,7 @@ export class Vault {
     for (const r of records) {
       const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
       if ((handle && handles.has(handle)) || ops.has(r.opId)) continue;
-      if (r.taskId && files.lookup('task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
+      if (r.taskId && files.lookup('task6', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
       if (handle) handles.add(handle);
       ops.add(r.opId);
       out.push(r);
@@ -475,7 +475,7 @@ export class Vault {
         if (!files) return undefined;
         const unique = (recs: VaultRecord[]) => [...new Map(recs.map((r) => [r.opId, r])).values()].sort(byCreatedAt);
         const byOp = files.read(files.hop(ref));
-        const exact = unique([...(byOp ? [byOp] : []), ...files.lookup('task', ref, (r) => r.taskId === ref)]);
+        const exact = unique([...(byOp ? [byOp] : []), ...files.lookup('task6', ref, (r) => r.taskId === ref)]);
         if (exact.length === 1) return exact[0];
         if (exact.length > 1) throw ambiguous(ref, exact);
         const byLabel = unique(files.lookup('label', ref, (r) => Object.values(r.labels).includes(ref)));

@@ -12,7 +12,7 @@ import { taskJson, jsonLine } from '../../../src/output/render.js';
 import { rowFingerprint } from '../../../src/vault/listing-index.js';
 import type { VaultRecord } from '../../../src/vault/vault-record.js';
 import { runInProcess } from '../../helpers/in-process.js';
-import { fakeTaskId, makeRecord } from '../../helpers/vault-helpers.js';
+import { fakeTaskId, makeRecord, modUrl, runNodeScript } from '../../helpers/vault-helpers.js';
 
 const NOKC: NodeJS.ProcessEnv = { MCP_TASKS_NO_KEYCHAIN: '1' };
 const homes: string[] = [];
@@ -117,5 +117,31 @@ describe('the listing rows are list --json output', () => {
     assert.equal(await listJson(h, '--all'), expected(truth));
     assert.deepEqual(readFileSync(join(x, 'base')).subarray(4, 20), rowFingerprint(), 'rebuilt with this version\'s rows');
     assert.equal(await listJson(h, '--all', '--limit', '5'), expected(truth.slice(-5)));
+  });
+
+  test('a bulk insert killed (SIGKILL) between linking a batch and its listing frame: one intent covers the batch, list shows it, the next writer folds it in', async () => {
+    const h = home();
+    const v = new Vault(h, NOKC);
+    const first = records(3);
+    await v.bulkInsert(first);
+    const batch = records(40);
+    const child = runNodeScript(
+      `const { Vault } = await import(${JSON.stringify(modUrl('vault/vault.js'))});
+       const { ListingIndex } = await import(${JSON.stringify(modUrl('vault/listing-index.js'))});
+       ListingIndex.prototype.append = () => process.kill(process.pid, 'SIGKILL');
+       await new Vault(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' }).bulkInsert(JSON.parse(process.argv[2]));`,
+      [h, JSON.stringify(batch)],
+    );
+    assert.equal((await child.done).signal, 'SIGKILL', child.stderr());
+    const intents = readdirSync(join(storeDir(h), 'p'));
+    assert.equal(intents.length, 1, `one intent file for the batch: ${intents.join(', ')}`);
+    const truth = new Vault(h, NOKC).list();
+    assert.equal(truth.length, 43, 'the batch was linked');
+    assert.equal(await listJson(h, '--all'), expected(truth), 'list shows the batch from its record files');
+    assert.equal(await listJson(h, '--all', '--limit', '10'), expected(truth.slice(-10)));
+    // The next writing process folds the dead writer's batch into the listing and drops its intent.
+    new Vault(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
+    assert.deepEqual(readdirSync(join(storeDir(h), 'p')), []);
+    assert.equal(await listJson(h, '--all'), expected(new Vault(h, NOKC).list()));
   });
 });
