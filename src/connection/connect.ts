@@ -388,7 +388,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       if (unsent.delete(id)) {
         if (attempt === 0 && !ro.signal?.aborted) {
           opts.debug?.(`${method}: the connection failed before the request was written (${e instanceof Error ? e.message : String(e)}); sending it once more on a new connection`);
-          return send(method, params, ro, headers, 1);
+          return await send(method, params, ro, headers, 1);
         }
         throw markNotSent(e);
       }
