@@ -15,7 +15,8 @@ export interface GlobalOptions {
 }
 
 export interface Output {
-  write(text: string): void;
+  /** Bytes for output already encoded (`list --json` copies the vault's stored rows). */
+  write(text: string | Uint8Array): void;
   isTTY: boolean;
   /** The terminal's width when this stream is one (tables fit it); undefined for a pipe or file. */
   columns?(): number | undefined;

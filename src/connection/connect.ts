@@ -19,6 +19,7 @@ import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type Head
 import { retryAfterFetch } from './retry-after.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { transportFetch } from './node-http-fetch.js';
+import { unsentTrackingFetch } from './unsent-requests.js';
 import { VERSION } from '../version.js';
 
 export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
@@ -189,6 +190,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const cached = opts.fresh ? undefined : entry.discovered;
   // Set once the raw-request table exists: an answer past a size bound fails its request at once.
   const requestFaults: { fail?: (id: string | undefined, err: Error) => void } = {};
+  // Ids of JSON-RPC requests that failed before a byte of them was written (unsent-requests.ts).
+  const unsent = new Set<string>();
   // A fresh client and transport per attempt: server/discover creates nothing, so a probe that
   // failed in transit (a server too busy to answer in time) is tried once more on a new one.
   const openClient = async (): Promise<SdkClient> => {
@@ -209,7 +212,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       const token = bearerToken(entry, opts.env);
       // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error; every
       // answer is read within size bounds (bounded-fetch.ts).
-      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, transportFetch(), (id, err) => requestFaults.fail?.(id, err)));
+      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, unsentTrackingFetch(transportFetch(), unsent), (id, err) => requestFaults.fail?.(id, err)));
       const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
       transport = opts.httpTransport && !token
         ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })
@@ -331,7 +334,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const runId = Math.random().toString(36).slice(2, 8);
 
   /** One raw request with its own id; `headers` go on this HTTP request only (Mcp-Param-*). */
-  const send = async (method: string, params: Record<string, unknown>, ro: { timeoutMs?: number; signal?: AbortSignal }, headers?: Record<string, string>): Promise<unknown> => {
+  const send = async (method: string, params: Record<string, unknown>, ro: { timeoutMs?: number; signal?: AbortSignal }, headers?: Record<string, string>, attempt = 0): Promise<unknown> => {
     const id = `mcp-tasks-${runId}-${++seq}`;
     const envelope =
       era === 'modern'
@@ -380,7 +383,17 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         });
       });
     } catch (err) {
-      throw normalizeError(err, method, sdk);
+      const e = normalizeError(err, method, sdk);
+      // Not a byte of it was written (the connection failed first): it cannot have created
+      // anything. Once more, on a new connection; failing again, it is "not sent", never in doubt.
+      if (unsent.delete(id)) {
+        if (attempt === 0 && !ro.signal?.aborted) {
+          opts.debug?.(`${method}: the connection failed before the request was written (${e instanceof Error ? e.message : String(e)}); sending it once more on a new connection`);
+          return await send(method, params, ro, headers, 1);
+        }
+        throw markNotSent(e);
+      }
+      throw e;
     } finally {
       if (onAbort) ro.signal?.removeEventListener('abort', onAbort);
     }

@@ -12,7 +12,9 @@
 // the origin). Anything else — redirect 'follow', a Request, a stream or form body — goes to the
 // global fetch unchanged.
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { currentAttempt } from './unsent-requests.js';
 
 type Fetch = typeof fetch;
 
@@ -62,6 +64,19 @@ export const nodeHttpFetch: Fetch = async (input, init) => {
 
   return new Promise<Response>((resolve, reject) => {
     const req = request(url, { method, headers });
+    // For "not sent" (unsent-requests.ts): nothing of the request can leave before the connection
+    // is up (for https, before the TLS handshake is done: bytes written earlier wait in TLS). A
+    // socket that is already connected (kept alive) counts as written at once.
+    const attempt = currentAttempt();
+    if (attempt) {
+      attempt.created = true;
+      const tls = url.protocol === 'https:';
+      req.once('socket', (socket: Socket) => {
+        const up = tls ? (socket as Socket & { _secureEstablished?: boolean })._secureEstablished === true : !socket.connecting;
+        if (up) attempt.written = true;
+        else socket.once(tls ? 'secureConnect' : 'connect', () => (attempt.written = true));
+      });
+    }
     let settled = false;
     let response: IncomingMessage | undefined;
     // As the global fetch: the abort reason rejects the pending fetch, or errors the body being read.

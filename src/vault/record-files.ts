@@ -2,7 +2,7 @@
 // of its operation id, plus empty "hint" files whose names are keyed hashes too:
 //
 //   <store>/r/<hop>                    the record (sealed; the name is bound as associated data)
-//   <store>/i/<kh:2>/<kh>.<hop>        lookup hints: taskId, label value, 6-character prefixes
+//   <store>/i/<kh:2>/<kh>.<hop>        lookup hints: label values, 6-character taskId and opId prefixes
 //   <store>/o/<bucket>/<created>.<hop> creation order, bucketed by time, for list and list --limit
 //   <store>/a/<created>.<hop>          the record is listed by default (active, in doubt, lost)
 //   <store>/l/<hop>.lock               per-record lock for read-modify-write of that record
@@ -18,12 +18,12 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } f
 import { closeSync, existsSync, fsync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
-import { COMPACT_LOG_BYTES, ListingIndex, listingCopy, type ListingEntry, type ListingView } from './listing-index.js';
-import { isActivePhase, type ListedRecord, type VaultPhase, type VaultRecord } from './vault-record.js';
+import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, type ListingEntry, type ListingView } from './listing-index.js';
+import { isActivePhase, type VaultPhase, type VaultRecord } from './vault-record.js';
 
-const byCreatedAtThenOp = (a: ListedRecord, b: ListedRecord) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.opId < b.opId ? -1 : a.opId > b.opId ? 1 : 0);
+const byCreatedAtThenOp = (a: ListingRow, b: ListingRow) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.opId < b.opId ? -1 : a.opId > b.opId ? 1 : 0);
 
-const listed = (rec: VaultRecord | undefined): ListedRecord | null => (rec ? listingCopy(rec) : null);
+const listed = (hop: string, rec: VaultRecord | undefined | null): ListingRow | null => (rec ? ListingRow.of(hop, rec) : null);
 
 function syncDirectoryAsync(dir: string): Promise<void> {
   return new Promise((resolve) => {
@@ -131,10 +131,9 @@ export class RecordFiles {
 
   private hintKeys(rec: VaultRecord): string[] {
     const keys = new Set<string>([this.hash('op6', rec.opId.slice(0, PREFIX_LEN), 22)]);
-    if (rec.taskId) {
-      keys.add(this.hash('task', rec.taskId, 22));
-      keys.add(this.hash('task6', rec.taskId.slice(0, PREFIX_LEN), 22));
-    }
+    // A whole taskId is found through its prefix's hint (every hit is checked against the record):
+    // one file fewer per record than a hint of its own.
+    if (rec.taskId) keys.add(this.hash('task6', rec.taskId.slice(0, PREFIX_LEN), 22));
     for (const v of Object.values(rec.labels ?? {})) keys.add(this.hash('label', v, 22));
     return [...keys];
   }
@@ -201,7 +200,7 @@ export class RecordFiles {
     const intent = this.listing.begin(hop);
     this.writeHints(rec, hop);
     writeFileAtomic(this.recordPath(hop), this.seal(rec, hop), 0o600, { tmpDir: join(this.dir, 't'), syncDir: false });
-    const logBytes = this.listing.append([[hop, rec]]);
+    const logBytes = this.listing.append([[hop, ListingRow.of(hop, rec)]]);
     // After the append, so the directory sync makes the frame durable with the rename.
     if (this.pending) this.pending.add(join(this.dir, 'r'));
     else syncDirectory(join(this.dir, 'r'));
@@ -264,7 +263,7 @@ export class RecordFiles {
   createMany(records: VaultRecord[], syncAll: (fds: number[]) => void): boolean[];
   createMany(records: VaultRecord[], syncAll: (fds: number[]) => void | Promise<void>): boolean[] | Promise<boolean[]> {
     const hops = records.map((r) => this.hop(r.opId));
-    const intents: string[] = [];
+    let intent: string | undefined;
     const staged: Array<{ tmp: string; fd: number }> = [];
     const abort = () => {
       for (const s of staged) {
@@ -273,8 +272,9 @@ export class RecordFiles {
       }
     };
     try {
+      // One intent for the batch: what a reader needs until the listing frame lands.
+      if (records.length) intent = records.length === 1 ? this.listing.begin(hops[0]!) : this.listing.beginMany(hops);
       records.forEach((rec, i) => {
-        intents.push(this.listing.begin(hops[i]!));
         this.writeHints(rec, hops[i]!);
         staged.push(this.stage(rec, hops[i]!, false));
       });
@@ -285,11 +285,11 @@ export class RecordFiles {
     const finish = (): boolean[] => {
       for (const s of staged) closeSync(s.fd);
       const created = staged.map((s, i) => this.commit(s.tmp, hops[i]!));
-      const entries: ListingEntry[] = records.flatMap((rec, i): ListingEntry[] => (created[i] ? [[hops[i]!, rec]] : []));
+      const entries: ListingEntry[] = records.flatMap((rec, i): ListingEntry[] => (created[i] ? [[hops[i]!, ListingRow.of(hops[i]!, rec)]] : []));
       const appended = entries.length === 0 || this.listing.append(entries) !== undefined;
       if (this.pending) this.pending.add(join(this.dir, 'r'));
       else syncDirectory(join(this.dir, 'r'));
-      if (appended) for (const intent of intents) this.listing.end(intent);
+      if (appended && intent) this.listing.end(intent);
       return created;
     };
     let synced: void | Promise<void>;
@@ -369,7 +369,7 @@ export class RecordFiles {
       this.listing.rebuild((fromIndex) => {
         const indexed = fromRecords ? undefined : fromIndex();
         if (indexed) return indexed.entries();
-        return this.recordHops().map((hop): ListingEntry => [hop, this.readOrNull(hop)]);
+        return this.recordHops().map((hop): ListingEntry => [hop, listed(hop, this.readOrNull(hop))]);
       });
     this.listing.init(); // a store from before the listing has no x/ to hold the lock
     try {
@@ -389,24 +389,37 @@ export class RecordFiles {
   }
 
   /** Records with an intent (a write in flight or killed), read from their files: they win. */
-  private intentRecords(): Map<string, ListedRecord | null> {
-    const out = new Map<string, ListedRecord | null>();
-    for (const { hop } of this.listing.intents()) if (!out.has(hop)) out.set(hop, listed(this.read(hop)));
+  private intentRecords(): Map<string, ListingRow | null> {
+    const out = new Map<string, ListingRow | null>();
+    for (const { hop } of this.listing.intents()) if (!out.has(hop)) out.set(hop, listed(hop, this.read(hop)));
     return out;
   }
 
-  /** Intents of killed writers: fold their record's state into the listing, then drop them. */
+  /** What overrides the base: log rows, then rows read from their files (intents, rows another version rendered). */
+  private overridesOf(view: ListingView, intents: Map<string, ListingRow | null>): Map<string, ListingRow | null> {
+    const overrides = view.log;
+    for (const hop of view.stale) if (!intents.has(hop)) overrides.set(hop, listed(hop, this.readOrNull(hop)));
+    for (const [hop, row] of intents) overrides.set(hop, row);
+    return overrides;
+  }
+
+  /** Intents of killed writers: fold their records' state into the listing, then drop them. */
   repairIntents(alive: (pid: number) => boolean): void {
+    const byFile = new Map<string, { pid: number; hops: string[] }>();
     for (const it of this.listing.intents()) {
-      if (it.pid === process.pid || alive(it.pid)) continue;
+      const group = byFile.get(it.name) ?? { pid: it.pid, hops: [] };
+      group.hops.push(it.hop);
+      byFile.set(it.name, group);
+    }
+    for (const [name, { pid, hops }] of byFile) {
+      if (pid === process.pid || alive(pid)) continue;
+      // Under each record's lock (a live writer of one of them goes first), one frame for them all.
+      const underLocks = (i: number): void => {
+        if (i < hops.length) return withLockAt(this.lockPath(hops[i]!), () => underLocks(i + 1), { timeoutMs: 0 });
+        if (this.listing.append(hops.map((hop): ListingEntry => [hop, listed(hop, this.readOrNull(hop))])) !== undefined) this.listing.end(name);
+      };
       try {
-        withLockAt(
-          this.lockPath(it.hop),
-          () => {
-            if (this.listing.append([[it.hop, this.readOrNull(it.hop)]]) !== undefined) this.listing.end(it.name);
-          },
-          { timeoutMs: 0 },
-        );
+        underLocks(0);
       } catch (err) {
         if (!(err instanceof LockTimeoutError)) throw err;
       }
@@ -425,14 +438,16 @@ export class RecordFiles {
   }
 
   /**
-   * Every record `keep` accepts, from the listing, oldest first, handed to `each` one at a time
-   * (at 100,000 records, holding them all costs more in GC than reading them). Records with an
-   * intent are read from their files and win over the listing.
+   * Every row `keep` accepts (every row when it is undefined), from the listing, oldest first,
+   * handed to `each` one at a time (at 100,000 records, holding them all costs more in GC than
+   * reading them). Records with an intent are read from their files and win over the listing.
+   * With `eachChunk`, a base chunk whose rows are all printed, in order, is handed over whole: its
+   * rows' JSON joined by commas, as stored.
    */
-  eachListed(keep: (r: ListedRecord) => boolean, each: (r: ListedRecord) => void): void {
+  eachListed(keep: ((r: ListingRow) => boolean) | undefined, each: (r: ListingRow) => void, eachChunk?: (rows: Buffer, count: number) => void): void {
     const intents = this.intentRecords();
-    let last: ListedRecord | undefined;
-    const emit = (r: ListedRecord) => {
+    let last: ListingRow | undefined;
+    const emit = (r: ListingRow) => {
       last = r;
       each(r);
     };
@@ -440,21 +455,29 @@ export class RecordFiles {
       const view = this.openListing();
       let damaged = false;
       try {
-        const overrides = view.log;
-        for (const [hop, rec] of intents) overrides.set(hop, rec);
+        const overrides = this.overridesOf(view, intents);
         // Log and intent records merge into the base's creation order.
-        const after = (r: ListedRecord) => !last || byCreatedAtThenOp(r, last) > 0;
-        const extra = [...overrides.values()].filter((r): r is ListedRecord => r !== null && keep(r) && after(r)).sort(byCreatedAtThenOp);
+        const after = (r: ListingRow) => !last || byCreatedAtThenOp(r, last) > 0;
+        const extra = [...overrides.values()].filter((r): r is ListingRow => r !== null && (!keep || keep(r)) && after(r)).sort(byCreatedAtThenOp);
         let k = 0;
         for (const chunk of view.oldestFirst()) {
           if (!chunk) {
             damaged = true;
             break;
           }
-          for (const [hop, rec] of chunk) {
-            if (!rec || overrides.has(hop) || !keep(rec) || !after(rec)) continue;
-            while (k < extra.length && byCreatedAtThenOp(extra[k]!, rec) <= 0) emit(extra[k++]!);
-            emit(rec);
+          const rows = chunk.entries;
+          const head = rows[0]?.[1];
+          const tail = rows[rows.length - 1]?.[1];
+          // The common case: nothing overrides or interleaves with this chunk, and every row is printed.
+          if (eachChunk && !keep && head && tail && (!last || byCreatedAtThenOp(head, last) > 0) && (k >= extra.length || byCreatedAtThenOp(extra[k]!, tail) > 0) && rows.every(([hop, row]) => row && !overrides.has(hop))) {
+            eachChunk(chunk.rows, rows.length);
+            last = tail;
+            continue;
+          }
+          for (const [hop, row] of rows) {
+            if (!row || overrides.has(hop) || (keep && !keep(row)) || !after(row)) continue;
+            while (k < extra.length && byCreatedAtThenOp(extra[k]!, row) <= 0) emit(extra[k++]!);
+            emit(row);
           }
         }
         if (!damaged) {
@@ -472,21 +495,21 @@ export class RecordFiles {
   }
 
   /** eachListed, collected. */
-  listAll(keep: (r: ListedRecord) => boolean): ListedRecord[] {
-    const out: ListedRecord[] = [];
+  listAll(keep: ((r: ListingRow) => boolean) | undefined): ListingRow[] {
+    const out: ListingRow[] = [];
     this.eachListed(keep, (r) => out.push(r));
     return out;
   }
 
-  /** The `limit` most recently created records `keep` accepts (oldest first): reads the log and the base from its end. */
-  listNewest(limit: number, keep: (r: ListedRecord) => boolean): ListedRecord[] {
+  /** The `limit` most recently created rows `keep` accepts (oldest first): reads the log and the base from its end. */
+  listNewest(limit: number, keep: ((r: ListingRow) => boolean) | undefined): ListingRow[] {
     const intents = this.intentRecords();
     const view = this.openListing();
-    const picked: ListedRecord[] = [];
+    const picked: ListingRow[] = [];
+    const accepts = (r: ListingRow) => !keep || keep(r);
     try {
-      const overrides = view.log;
-      for (const [hop, rec] of intents) overrides.set(hop, rec);
-      for (const rec of overrides.values()) if (rec && keep(rec)) picked.push(rec);
+      const overrides = this.overridesOf(view, intents);
+      for (const row of overrides.values()) if (row && accepts(row)) picked.push(row);
       const newerThan = (at: string) => picked.filter((r) => r.createdAt > at).length;
       for (const chunk of view.newestFirst()) {
         if (!chunk) {
@@ -495,9 +518,10 @@ export class RecordFiles {
           this.compact(true, true);
           return this.listNewest(limit, keep);
         }
-        for (const [hop, rec] of chunk) if (rec && !overrides.has(hop) && keep(rec)) picked.push(rec);
+        for (const [hop, row] of chunk.entries) if (row && !overrides.has(hop) && accepts(row)) picked.push(row);
         // Everything older lies in the chunks still unread: stop once enough rows are newer.
-        if (chunk.length && newerThan(chunk[0]![1]!.createdAt) >= limit) break;
+        const first = chunk.entries[0]?.[1];
+        if (first && newerThan(first.createdAt) >= limit) break;
       }
     } finally {
       try { view.close(); } catch { /* closed for the rebuild */ }
@@ -506,11 +530,11 @@ export class RecordFiles {
     return picked
       .sort(byCreatedAtThenOp)
       .slice(-limit)
-      .filter((r) => existsSync(this.recordPath(this.hop(r.opId))));
+      .filter((r) => existsSync(this.recordPath(r.hop)));
   }
 
   /** Records a hint of `kind` for `value` points at, read and checked by `accept`. */
-  lookup(kind: 'task' | 'task6' | 'op6' | 'label', value: string, accept: (r: VaultRecord) => boolean): VaultRecord[] {
+  lookup(kind: 'task6' | 'op6' | 'label', value: string, accept: (r: VaultRecord) => boolean): VaultRecord[] {
     const out: VaultRecord[] = [];
     for (const hop of new Set(this.hinted(kind, kind.endsWith('6') ? value.slice(0, PREFIX_LEN) : value))) {
       const r = this.read(hop);

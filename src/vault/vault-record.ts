@@ -95,6 +95,19 @@ export type ListedRecord = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'last
   operation: Pick<VaultRecord['operation'], 'method' | 'name' | 'arguments'>;
 };
 
+/**
+ * What `list` filters on and shows in its table, as the sealed listing keeps it beside each row's
+ * JSON (listing-index.ts). A VaultRecord is one too.
+ */
+export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'labels' | 'createdAt' | 'updatedAt'> & {
+  server: Pick<VaultRecord['server'], 'name'>;
+  operation: Pick<VaultRecord['operation'], 'name'>;
+  last?: Pick<NonNullable<VaultRecord['last']>, 'status'>;
+  /** Only whether there is one, and whether it is a tool error. */
+  result?: { isError?: unknown };
+  resolution?: Pick<NonNullable<VaultRecord['resolution']>, 'outcome'>;
+};
+
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
 export const UNKNOWN_OPERATION = '(unknown operation)';
 

@@ -12,10 +12,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { CliError } from '../errors.js';
 import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
-import { byCreatedAt, typeableRef, type ListedRecord, type VaultRecord } from './vault-record.js';
+import { byCreatedAt, typeableRef, type ListingMeta, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
-import { COMPACT_LOG_BYTES } from './listing-index.js';
+import { COMPACT_LOG_BYTES, type ListingRow } from './listing-index.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
 
@@ -55,7 +55,7 @@ export interface VaultQuery {
 export interface ListingQuery {
   /** Only records `list` shows without --all (active, submitting, in doubt, lost). */
   listedByDefault?: boolean;
-  match?: (r: ListedRecord) => boolean;
+  match?: (r: ListingMeta) => boolean;
   /** At most this many: the most recently created ones. */
   limit?: number;
 }
@@ -306,29 +306,39 @@ export class Vault {
     );
   }
 
+  /** The row filter of a listing query; undefined when it keeps every row (nothing to parse). */
+  private rowFilter(q: Omit<ListingQuery, 'limit'>): ((r: ListingRow) => boolean) | undefined {
+    const { listedByDefault: byDefault, match } = q;
+    if (!byDefault && !match) return undefined;
+    return (r) => (!byDefault || listedByDefault(r.phase)) && (!match || match(r.meta()));
+  }
+
   /**
    * What `list` shows, from the sealed listing (listing-index.ts): a few large reads instead of
    * one file per record. For display only, never to decide a write (those read the record).
    */
-  listing(q: ListingQuery): ListedRecord[] {
+  listing(q: ListingQuery): ListingRow[] {
     return timed(() =>
       this.guard(() => {
         const files = this.store(false);
         if (!files) return [];
-        const keep = (r: ListedRecord) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r));
+        const keep = this.rowFilter(q);
         if (q.limit !== undefined) return q.limit <= 0 ? [] : files.listNewest(q.limit, keep);
         return files.listAll(keep);
       }),
     );
   }
 
-  /** listing() without --limit, one row at a time, oldest first (nothing is held: `list --all --json` at 100,000 records). */
-  eachListed(q: Omit<ListingQuery, 'limit'>, each: (r: ListedRecord) => void): void {
+  /**
+   * listing() without --limit, one row at a time, oldest first (nothing is held: `list --all
+   * --json` at 100,000 records); with `eachChunk`, runs of rows as their stored JSON joined by commas.
+   */
+  eachListed(q: Omit<ListingQuery, 'limit'>, each: (r: ListingRow) => void, eachChunk?: (rows: Buffer, count: number) => void): void {
     timed(() =>
       this.guard(() => {
         const files = this.store(false);
         if (!files) return;
-        files.eachListed((r) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r)), each);
+        files.eachListed(this.rowFilter(q), each, eachChunk);
       }),
     );
   }
@@ -379,7 +389,7 @@ export class Vault {
     for (const r of records) {
       const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
       if ((handle && handles.has(handle)) || ops.has(r.opId)) continue;
-      if (r.taskId && files.lookup('task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
+      if (r.taskId && files.lookup('task6', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name).length) continue;
       if (handle) handles.add(handle);
       ops.add(r.opId);
       out.push(r);
@@ -465,7 +475,7 @@ export class Vault {
         if (!files) return undefined;
         const unique = (recs: VaultRecord[]) => [...new Map(recs.map((r) => [r.opId, r])).values()].sort(byCreatedAt);
         const byOp = files.read(files.hop(ref));
-        const exact = unique([...(byOp ? [byOp] : []), ...files.lookup('task', ref, (r) => r.taskId === ref)]);
+        const exact = unique([...(byOp ? [byOp] : []), ...files.lookup('task6', ref, (r) => r.taskId === ref)]);
         if (exact.length === 1) return exact[0];
         if (exact.length > 1) throw ambiguous(ref, exact);
         const byLabel = unique(files.lookup('label', ref, (r) => Object.values(r.labels).includes(ref)));

@@ -1,7 +1,9 @@
 // A real HTTP proxy in front of the demo server, for servers we cannot get otherwise: one that
 // refuses credentials, answers some requests with its own errors, or words a result differently.
 // Everything it does not take over is forwarded as is (SSE streams included).
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
 
 export interface ProxiedRequest {
   /** The HTTP method (POST, GET for a standalone stream, DELETE ending a session). */
@@ -41,6 +43,16 @@ export interface ProxyHooks {
    * (a server request mid-call still reaches the client before the answer is rewritten).
    */
   rewriteEvents?: (req: ProxiedRequest) => ((data: string) => string) | undefined;
+  /**
+   * Each TCP connection as it is accepted (1 for the first), before any byte of it is read (over
+   * TLS: before the handshake). `'reset'`: close it at once with a TCP RST.
+   */
+  connection?: (n: number) => 'reset' | undefined;
+}
+
+export interface ProxyOptions {
+  /** Serve HTTPS with this key and certificate (the client must trust it: NODE_EXTRA_CA_CERTS). */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
 export interface UpstreamAnswer {
@@ -137,9 +149,9 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Promise<Proxy> {
+export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, options: ProxyOptions = {}): Promise<Proxy> {
   const target = new URL(targetUrl);
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -216,14 +228,22 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}): Pro
       up.on('error', () => res.destroy());
       up.end(newBody ?? seen.body);
     });
+  };
+  const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
+  // TCP connections are accepted here first, so a hook can cut one before any byte of it is read.
+  let accepted = 0;
+  const front = createNetServer((socket) => {
+    if (hooks.connection?.(++accepted) === 'reset') return void socket.resetAndDestroy();
+    server.emit('connection', socket);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${(front.address() as { port: number }).port}/mcp`,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
-        server.close(() => r());
+        server.close();
+        front.close(() => r());
       }),
   };
 }

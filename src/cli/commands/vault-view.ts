@@ -6,14 +6,17 @@ import { jsonLine, makeStyle, renderTable, renderTsv, statusWord, taskJson } fro
 import type { TaskFailure, TaskReport } from '../../app/outcomes.js';
 import { LIST_STATUSES } from '../choices.js';
 import { didYouMean } from '../did-you-mean.js';
-import { safeJson, safeName, sanitize } from '../../output/sanitize.js';
-import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type ListedRecord, type VaultRecord } from '../../vault/vault-record.js';
+import { safeName, sanitize } from '../../output/sanitize.js';
+import { byCreatedAt, isActivePhase, isLostOrInDoubt, typeableRef, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
+import type { ListingRow } from '../../vault/listing-index.js';
 import { parseLabels } from '../duration.js';
 import { ago } from '../../output/present-record.js';
 import { finish } from '../finish.js';
 
 // The time words moved to the presenter with `show`; kept importable from here.
 export { ago, localTime } from '../../output/present-record.js';
+
+const COMMA = Buffer.from(',');
 
 export interface ListOptions {
   server?: string;
@@ -26,10 +29,10 @@ export interface ListOptions {
   refresh?: boolean;
 }
 
-const statusOf = (r: ListedRecord) => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
+const statusOf = (r: ListingMeta) => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
 
 /** The filters of `list` as one predicate (labels parsed once). */
-export function recordFilter(opts: ListOptions): (r: ListedRecord) => boolean {
+export function recordFilter(opts: ListOptions): (r: ListingMeta) => boolean {
   const labels = Object.entries(parseLabels(opts.label));
   return (r) =>
     Boolean(opts.all || opts.status || isActivePhase(r.phase) || r.phase === 'lost') &&
@@ -38,7 +41,7 @@ export function recordFilter(opts: ListOptions): (r: ListedRecord) => boolean {
     labels.every(([k, v]) => r.labels[k] === v);
 }
 
-export function filterRecords<R extends ListedRecord>(records: R[], opts: ListOptions): R[] {
+export function filterRecords<R extends ListingMeta>(records: R[], opts: ListOptions): R[] {
   return records.filter(recordFilter(opts)).sort(byCreatedAt);
 }
 
@@ -88,37 +91,52 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
     throw new CliError('usage', `--status "${opts.status}" is not a status or phase${didYouMean(opts.status, LIST_STATUSES)}`, `Use one of ${LIST_STATUSES.map((x) => (x.includes(' ') ? `"${x}"` : x)).join(', ')}.`);
   }
   const vault = openVault(ctx);
-  const match = recordFilter(opts);
+  const labels = opts.label ?? [];
+  // `--all` without filters keeps every row: nothing of a row is parsed, its stored JSON is copied.
+  const match = opts.server || opts.status || labels.length ? recordFilter(opts) : undefined;
   const listedByDefault = !opts.all && !opts.status;
   const limit = opts.limit !== undefined ? { limit: opts.limit } : {};
   if (ctx.json && opts.limit === undefined && !opts.refresh) {
-    // Streamed from the sealed listing, row by row: at 100,000 records, holding every row costs
-    // more in GC than reading them. The same bytes as one JSON array.
-    let pending = '[';
+    // Streamed from the sealed listing, each row as stored in its output form: at 100,000 records,
+    // holding every row costs more in GC than reading them. The same bytes as one JSON array.
+    let pending: Buffer[] = [Buffer.from('[')];
+    let size = 1;
     let first = true;
-    vault.eachListed({ listedByDefault, match }, (r) => {
-      pending += (first ? '' : ',') + safeJson(Object.assign(taskJson(r), { opId: r.opId, phase: r.phase }));
+    const out = (bytes: Buffer) => {
+      if (!first) pending.push(COMMA);
       first = false;
-      if (pending.length > 1 << 20) {
-        ctx.stdout.write(pending);
-        pending = '';
+      pending.push(bytes);
+      size += bytes.length + 1;
+      if (size > 1 << 20) {
+        ctx.stdout.write(Buffer.concat(pending));
+        pending = [];
+        size = 0;
       }
-    });
-    ctx.stdout.write(pending + ']\n');
+    };
+    vault.eachListed({ listedByDefault, ...(match ? { match } : {}) }, (r) => out(r.json), (rows) => out(rows));
+    pending.push(Buffer.from(']\n'));
+    ctx.stdout.write(Buffer.concat(pending));
     return ExitCode.Ok;
   }
-  let records: ListedRecord[];
+  let records: ListingMeta[];
   let seen = new Map<string, Refreshed>();
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
-    ({ records, seen } = await refreshRecords(ctx, filterRecords(vault.query({ listedByDefault, ...limit, match }), opts)));
+    ({ records, seen } = await refreshRecords(ctx, filterRecords(vault.query({ listedByDefault, ...limit, ...(match ? { match } : {}) }), opts)));
+    if (ctx.json) {
+      ctx.stdout.write(jsonLine((records as VaultRecord[]).map((r) => Object.assign(taskJson(r), { opId: r.opId, phase: r.phase }))));
+      return ExitCode.Ok;
+    }
   } else {
     // From the sealed listing (a few large reads); --limit reads it from the newest end and stops early.
-    records = vault.listing({ listedByDefault, match, ...limit }).sort(byCreatedAt);
-  }
-  if (ctx.json) {
-    ctx.stdout.write(jsonLine(records.map((r) => Object.assign(taskJson(r), { opId: r.opId, phase: r.phase }))));
-    return ExitCode.Ok;
+    const rows = vault.listing({ listedByDefault, ...(match ? { match } : {}), ...limit });
+    if (ctx.json) {
+      // The rows' stored JSON (taskJson through safeJson): the same bytes as jsonLine of the objects.
+      const sorted = [...rows].sort(byCreatedAt);
+      ctx.stdout.write(`[${sorted.map((r: ListingRow) => r.json.toString('utf8')).join(',')}]\n`);
+      return ExitCode.Ok;
+    }
+    records = rows.map((r) => r.meta()).sort(byCreatedAt);
   }
   const polled = [...seen.values()];
   if (opts.refresh) {
@@ -131,9 +149,9 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
     return ExitCode.Ok;
   }
   const now = ctx.now();
-  const labelsOf = (r: ListedRecord) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
+  const labelsOf = (r: ListingMeta) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
   /** A live-looking status is only what was last seen: say when, unless it was polled just now. */
-  const seenNote = (r: ListedRecord): string | undefined => {
+  const seenNote = (r: ListingMeta): string | undefined => {
     if (r.phase !== 'active' || !r.last) return undefined;
     const s = seen.get(r.opId);
     if (s?.polled) return 'polled now';

@@ -8,8 +8,8 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Vault } from '../../../src/vault/vault.js';
-import { listingCopy } from '../../../src/vault/listing-index.js';
-import type { ListedRecord, VaultRecord } from '../../../src/vault/vault-record.js';
+import { listingMeta, listingRowJson, type ListingRow } from '../../../src/vault/listing-index.js';
+import type { ListingMeta, VaultRecord } from '../../../src/vault/vault-record.js';
 import { fakeTaskId, isoAgo, leaks, makeRecord, modUrl, runNodeScript } from '../../helpers/vault-helpers.js';
 
 const NOKC: NodeJS.ProcessEnv = { MCP_TASKS_NO_KEYCHAIN: '1' };
@@ -26,12 +26,20 @@ function home(): string {
 
 const storeDir = (h: string) => join(h, readdirSync(h).find((n) => /^vault-[0-9a-f]{16}\.d$/.test(n))!);
 
-/** What the record files say, in the listing's shape, oldest first: the truth to compare with. */
-function truth(v: Vault): ListedRecord[] {
-  return v.list().map(listingCopy);
+/** A listed record as `list` uses it: its `--json` row and what the table and the filters read. */
+interface Shown {
+  row: { status: string; phase: string; labels: Record<string, string> };
+  meta: ListingMeta;
 }
-const listed = (v: Vault, q: Parameters<Vault['listing']>[0] = {}) => v.listing(q).map(listingCopy);
-const byOp = (rs: ListedRecord[]) => [...rs].sort((a, b) => (a.opId < b.opId ? -1 : 1));
+/** What the record files say, in the listing's shape, oldest first: the truth to compare with. */
+function truth(v: Vault): Shown[] {
+  return v.list().map((r) => ({ row: JSON.parse(listingRowJson(r)) as Shown['row'], meta: listingMeta(r) }));
+}
+const shown = (r: ListingRow): Shown => ({ row: JSON.parse(r.json.toString('utf8')) as Shown['row'], meta: r.meta() });
+const listed = (v: Vault, q: Parameters<Vault['listing']>[0] = {}) => v.listing(q).map(shown);
+const byOp = (rs: Shown[]) => [...rs].sort((a, b) => (a.meta.opId < b.meta.opId ? -1 : 1));
+/** A filter on the listing's meta, applied to the truth. */
+const on = (f: (m: ListingMeta) => boolean) => (s: Shown) => f(s.meta);
 
 /** n records one second apart (oldest first), labelled by parity. */
 function records(n: number, spec: (i: number) => Parameters<typeof makeRecord>[0] = () => ({})): VaultRecord[] {
@@ -52,13 +60,14 @@ describe('the sealed listing', () => {
     const fresh = new Vault(h, NOKC);
     assert.deepEqual(listed(fresh), truth(fresh));
     assert.equal(listed(fresh).length, 38);
-    assert.equal(listed(fresh).find((r) => r.opId === recs[5]!.opId)?.phase, 'lost');
+    assert.equal(listed(fresh).find((r) => r.meta.opId === recs[5]!.opId)?.row.phase, 'lost');
+    assert.equal(listed(fresh).find((r) => r.meta.opId === recs[5]!.opId)?.row.status, 'lost');
     // The default view, filters and --limit (newest first) give what filtering every record gives.
-    const active = (r: ListedRecord) => r.phase !== 'terminal';
-    assert.deepEqual(listed(fresh, { listedByDefault: true }), truth(fresh).filter(active));
-    const odd = (r: ListedRecord) => r.labels.parity === 'odd';
-    assert.deepEqual(listed(fresh, { limit: 5, match: odd }), truth(fresh).filter(odd).slice(-5));
-    assert.deepEqual(listed(fresh, { limit: 3, listedByDefault: true }), truth(fresh).filter(active).slice(-3));
+    const active = (r: ListingMeta) => r.phase !== 'terminal';
+    assert.deepEqual(listed(fresh, { listedByDefault: true }), truth(fresh).filter(on(active)));
+    const odd = (r: ListingMeta) => r.labels.parity === 'odd';
+    assert.deepEqual(listed(fresh, { limit: 5, match: odd }), truth(fresh).filter(on(odd)).slice(-5));
+    assert.deepEqual(listed(fresh, { limit: 3, listedByDefault: true }), truth(fresh).filter(on(active)).slice(-3));
   });
 
   test('nothing in the listing or its intents is in clear: no taskId, argument, result or token', () => {
@@ -96,10 +105,10 @@ describe('the sealed listing', () => {
     assert.deepEqual(listed(fresh), all);
     for (const limit of [1, 5, 50, 256, 257, 600, 1000]) {
       assert.deepEqual(listed(fresh, { limit }), all.slice(-limit), `--limit ${limit}`);
-      const even = (r: ListedRecord) => r.labels.parity === 'even';
-      assert.deepEqual(listed(fresh, { limit, match: even }), all.filter(even).slice(-limit), `--limit ${limit} --label parity=even`);
-      const shown = (r: ListedRecord) => r.phase !== 'terminal';
-      assert.deepEqual(listed(fresh, { limit, listedByDefault: true }), all.filter(shown).slice(-limit), `--limit ${limit}, default view`);
+      const even = (r: ListingMeta) => r.labels.parity === 'even';
+      assert.deepEqual(listed(fresh, { limit, match: even }), all.filter(on(even)).slice(-limit), `--limit ${limit} --label parity=even`);
+      const byDefault = (r: ListingMeta) => r.phase !== 'terminal';
+      assert.deepEqual(listed(fresh, { limit, listedByDefault: true }), all.filter(on(byDefault)).slice(-limit), `--limit ${limit}, default view`);
     }
   });
 
@@ -108,7 +117,7 @@ describe('the sealed listing', () => {
     const v = new Vault(h, NOKC);
     const rec = makeRecord({ taskId: fakeTaskId(), status: 'working' });
     v.put(rec);
-    assert.equal(listed(v)[0]!.last?.status, 'working');
+    assert.equal(listed(v)[0]!.row.status, 'working');
     // A real process, killed by SIGKILL at the exact moment between the two writes.
     const child = runNodeScript(
       `const { Vault } = await import(${JSON.stringify(modUrl('vault/vault.js'))});
@@ -126,7 +135,7 @@ describe('the sealed listing', () => {
     assert.equal(after.get(rec.opId)?.phase, 'terminal', 'the record file was written');
     assert.deepEqual(listed(after), truth(after), 'the listing does not lie about it');
     assert.deepEqual(listed(after, { limit: 10 }), truth(after));
-    assert.equal(listed(after)[0]!.last?.status, 'completed');
+    assert.equal(listed(after)[0]!.row.status, 'completed');
     // The next writing process folds the dead writer's intent into the listing and drops it.
     after.put(makeRecord({ taskId: fakeTaskId() }));
     assert.deepEqual(readdirSync(join(storeDir(h), 'p')), []);
@@ -148,7 +157,7 @@ describe('the sealed listing', () => {
     const fresh = new Vault(h, NOKC);
     assert.deepEqual(listed(fresh), truth(fresh));
     assert.deepEqual(listed(fresh, { limit: 1 }), truth(fresh).slice(-1));
-    assert.equal(listed(fresh).find((r) => r.opId === a.opId)?.phase, 'lost');
+    assert.equal(listed(fresh).find((r) => r.meta.opId === a.opId)?.meta.phase, 'lost');
   });
 
   test('a missing or damaged base, or a lost log, is rebuilt from the record files', () => {
@@ -234,7 +243,7 @@ describe('the sealed listing', () => {
     assert.equal(armed, false, 'the compaction ran inside the write');
     const fresh = new Vault(h, NOKC);
     assert.deepEqual(readdirSync(join(storeDir(h), 'p')), [], 'the writer finished normally (no intent left)');
-    assert.equal(listed(fresh)[0]!.labels.after, 'compaction');
+    assert.equal(listed(fresh)[0]!.row.labels.after, 'compaction');
     assert.deepEqual(listed(fresh, { limit: 1 }), truth(fresh));
   });
 
