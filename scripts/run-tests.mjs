@@ -1,6 +1,6 @@
 // Runs every compiled test file with Node's built-in runner (Node 20 has no glob support in
 // `node --test`), then prints one closing line `N passed, M failed` for CI.
-import { readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -27,11 +27,27 @@ if (files.length === 0) {
 const ALONE = /fanout/;
 const batches = [files.filter((f) => !ALONE.test(f)), files.filter((f) => ALONE.test(f))].filter((b) => b.length);
 
+// The tests' temporary directories (homes, vaults, stores) go to a RAM file system where there is
+// one (/dev/shm on Linux), unless MCP_TASKS_TEST_TMPDIR names a directory: the vault fsyncs every
+// record it writes, and on a disk those waits were a third of some files' time. Nothing a test
+// checks depends on the disk: a killed process leaves the same files on either.
+function testTmpDir() {
+  if (process.env.MCP_TASKS_TEST_TMPDIR) return { dir: process.env.MCP_TASKS_TEST_TMPDIR, own: false };
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    if (!statSync('/dev/shm').isDirectory()) return undefined;
+    return { dir: mkdtempSync('/dev/shm/mcp-tasks-tests-'), own: true };
+  } catch {
+    return undefined;
+  }
+}
+const tmp = testTmpDir();
+
 function runBatch(batch) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=4', ...batch], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0', ...(tmp ? { TMPDIR: tmp.dir } : {}) },
     });
     let out = '';
     child.stdout.on('data', (d) => {
@@ -54,5 +70,6 @@ for (const batch of batches) {
   failed += r.failed;
   if (r.code !== 0) ok = false;
 }
+if (tmp?.own && !process.env.MCP_TASKS_KEEP_TEST_DIRS) rmSync(tmp.dir, { recursive: true, force: true });
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(ok && failed === 0 && passed > 0 ? 0 : 1);

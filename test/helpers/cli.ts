@@ -317,7 +317,8 @@ export interface DemoServer {
   url: string;
   port: number;
   store: string;
-  process: CliProcess;
+  /** The server's process; undefined when it listens in this process (see DemoOptions.spawn). */
+  process?: CliProcess;
   /** Requests the server saw (needs `verbose`), in order, with the time we read each log line. */
   requests(method?: string): DemoRequest[];
   /**
@@ -335,10 +336,76 @@ export interface DemoOptions {
   /** -v: log every POST's method on stderr (used to count requests). */
   verbose?: boolean;
   store?: string;
+  /**
+   * Run `mcp-tasks demo-server --http 0` as a child process. Without it (and without
+   * MCP_TASKS_TEST_SPAWN=1) the same server modules listen on 127.0.0.1 in this process: the CLI
+   * still reaches it over real HTTP, and a Node start-up per server is saved.
+   */
+  spawn?: boolean;
+}
+
+/** The request log and `count` barrier both kinds of demo server share. */
+function demoHandle(url: string, store: string, opts: DemoOptions, log: DemoRequest[], stop: () => Promise<void>, proc?: CliProcess): DemoServer {
+  const requests = (method?: string) => log.filter((r) => method === undefined || r.method === method);
+  return {
+    url,
+    port: Number(new URL(url).port),
+    store,
+    ...(proc ? { process: proc } : {}),
+    requests,
+    async count(method) {
+      if (!opts.verbose) throw new Error('count() needs a demo server started with { verbose: true }');
+      const marker = `x-barrier/${randomUUID()}`;
+      await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', method: marker }) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
+      const deadline = Date.now() + 5000;
+      while (requests(marker).length === 0) {
+        if (Date.now() > deadline) throw new Error('the demo server did not log the marker request');
+        await sleep(20);
+      }
+      return requests(method).length;
+    },
+    stop,
+  };
+}
+
+/**
+ * The demo server in this process: what `runDemoServer` (src/cli/commands/demo-server.ts) builds
+ * for `--http 0`, the store, engine, task surface and HTTP front, with `-v`'s request log read
+ * through its log hook. The server and its sockets are unref'd: like a killed child, a server a
+ * failing test did not stop never holds the test process open.
+ */
+async function startInProcessDemo(store: string, opts: DemoOptions): Promise<DemoServer> {
+  const [{ parseFaults, TaskEngine }, { FileTaskStore }, { TaskSurface }, { startHttpDemo }] = await Promise.all([
+    import('../../src/demo/task-engine.js'),
+    import('../../src/demo/task-store.js'),
+    import('../../src/demo/task-surface.js'),
+    import('../../src/demo/http-server.js'),
+  ]);
+  const surface = new TaskSurface(new TaskEngine(new FileTaskStore(store).open(), parseFaults(opts.faults ?? [])));
+  const log: DemoRequest[] = [];
+  const demo = await startHttpDemo(surface, {
+    port: 0,
+    host: '127.0.0.1',
+    ...(opts.verbose
+      ? {
+          log: (line: string) => {
+            const m = /^request (\S+)/.exec(line);
+            if (m) log.push({ method: m[1]!, at: Date.now() });
+          },
+        }
+      : {}),
+  });
+  demo.server.unref();
+  demo.server.on('connection', (socket) => socket.unref());
+  let stopped: Promise<void> | undefined;
+  return demoHandle(demo.url, store, opts, log, () => (stopped ??= demo.close()));
 }
 
 export async function startDemo(opts: DemoOptions = {}): Promise<DemoServer> {
   const store = opts.store ?? join(tempDir('mcp-tasks-demo-'), 'tasks.json');
+  if (!opts.spawn && process.env.MCP_TASKS_TEST_SPAWN !== '1') return startInProcessDemo(store, opts);
   const args = ['demo-server', '--http', '0', '--store', store, ...(opts.verbose ? ['-v'] : []), ...(opts.faults ?? []).flatMap((f) => ['--fault', f])];
   const proc = spawnCli(args, { timeoutMs: 10 * 60_000 });
   const log: DemoRequest[] = [];
@@ -360,34 +427,12 @@ export async function startDemo(opts: DemoOptions = {}): Promise<DemoServer> {
     proc.kill('SIGKILL');
     throw err;
   }
-  const url = m[1]!;
-  const requests = (method?: string) => log.filter((r) => method === undefined || r.method === method);
-  return {
-    url,
-    port: Number(m[2]),
-    store,
-    process: proc,
-    requests,
-    async count(method) {
-      if (!opts.verbose) throw new Error('count() needs a demo server started with { verbose: true }');
-      const marker = `x-barrier/${randomUUID()}`;
-      await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', method: marker }) })
-        .then((r) => r.arrayBuffer())
-        .catch(() => undefined);
-      const deadline = Date.now() + 5000;
-      while (requests(marker).length === 0) {
-        if (Date.now() > deadline) throw new Error('the demo server did not log the marker request');
-        await sleep(20);
-      }
-      return requests(method).length;
-    },
-    async stop() {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 3000);
-      await proc.done.catch(() => {});
-      clearTimeout(timer);
-    },
-  };
+  return demoHandle(m[1]!, store, opts, log, async () => {
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 3000);
+    await proc.done.catch(() => {});
+    clearTimeout(timer);
+  }, proc);
 }
 
 /** Register an HTTP demo server under `name` in `home`. */
