@@ -25,7 +25,20 @@ if (files.length === 0) {
 // Files that load the whole machine on purpose (64 processes beside CPU burners) run alone,
 // after the rest: beside other files they would starve them, and be starved, into false failures.
 const ALONE = /fanout/;
-const batches = [files.filter((f) => !ALONE.test(f)), files.filter((f) => ALONE.test(f))].filter((b) => b.length);
+// The files that take longest, mostly waiting on servers' own clocks (server-everything's stages,
+// npm pack and install, shells), start first: started last, they ran on alone at the end while
+// the cores idled. Only the order changes; a file missing here keeps its place after them.
+const LONG_FIRST = [
+  'e2e/legacy-everything-cli', 'e2e/pack', 'e2e/completion-shell', 'e2e/hints-verbatim', 'integration/legacy-walkthrough',
+  'e2e/fault-matrix', 'unit/vault/vault-upgrade', 'e2e/conn-hostile-answers', 'e2e/vault-integrity', 'e2e/never-lose',
+  'integration/legacy-session-everything', 'e2e/cli-lifecycle', 'unit/vault/listing-index', 'e2e/cli-exit-codes',
+];
+const rank = (f) => {
+  const i = LONG_FIRST.findIndex((l) => f.includes(`/${l}.test.js`));
+  return i === -1 ? LONG_FIRST.length : i;
+};
+const ordered = files.filter((f) => !ALONE.test(f)).sort((a, b) => rank(a) - rank(b));
+const batches = [ordered, files.filter((f) => ALONE.test(f))].filter((b) => b.length);
 
 // The tests' temporary directories (homes, vaults, stores) go to a RAM file system where there is
 // one (/dev/shm on Linux), unless MCP_TASKS_TEST_TMPDIR names a directory: the vault fsyncs every
