@@ -258,9 +258,7 @@ describe('fault matrix: a created task always leaves a record, every exit code i
   /** Every taskId the server created, over all cells. */
   const allCreated: string[] = [];
   before(async () => {
-    // Its own process: with the server in this process, MCP_TASKS_TEST_SEED=619363585 makes the
-    // `get` after "kill -9 × after the handle" meet ECONNRESET (exit 7) every time; to be found out.
-    demo = await startDemo({ spawn: true });
+    demo = await startDemo();
   });
   after(async () => {
     try {
