@@ -28,7 +28,7 @@ describe('concurrent writers and secrets on disk', { concurrency: 2, timeout: 18
     try {
       await addHttpServer(h, 'web', own.url);
       runs = await Promise.all(
-        Array.from({ length: N }, (_, i) => h.run(['call', 'web', 'slow_compute', 'seconds=60', '--detach', '--json', '--label', `n=${i}`], { timeoutMs: 120_000 })),
+        Array.from({ length: N }, (_, i) => h.run(['call', 'web', 'slow_compute', 'seconds=60', '--detach', '--json', '--label', `n=${i}`], { timeoutMs: 120_000, spawn: true })),
       );
       assert.equal(countTool(own.store, 'slow_compute'), N, 'the server created exactly one task per call');
     } finally {

@@ -21,7 +21,7 @@ test('64 concurrent `call --detach` beside two CPU-bound processes: 64 exit 0, 6
   let runs: CliResult[];
   try {
     const h = await homeWithServer('web', demo.url);
-    runs = await Promise.all(Array.from({ length: N }, (_, i) => h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--json', '--label', `n=${i}`], { timeoutMs: 600_000 })));
+    runs = await Promise.all(Array.from({ length: N }, (_, i) => h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--json', '--label', `n=${i}`], { timeoutMs: 600_000, spawn: true })));
     const failed = runs.map((r, i) => [i, r] as const).filter(([, r]) => r.code !== 0);
     assert.deepEqual(
       failed.map(([i, r]) => `call ${i}: exit ${r.code}: ${(r.stdout + r.stderr).trim().slice(0, 300)}`),
