@@ -3,7 +3,7 @@
 // Everything it does not take over is forwarded as is (SSE streams included).
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer } from 'node:net';
+import { createServer as createNetServer, type Socket } from 'node:net';
 
 export interface ProxiedRequest {
   /** The HTTP method (POST, GET for a standalone stream, DELETE ending a session). */
@@ -232,8 +232,13 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, opti
   const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
   // TCP connections are accepted here first, so a hook can cut one before any byte of it is read.
   let accepted = 0;
+  // Every accepted socket, so close() ends them all: a connection handed to the HTTP server by an
+  // emitted 'connection' is not one its closeAllConnections() knows, and front.close() waits for it.
+  const sockets = new Set<Socket>();
   const front = createNetServer((socket) => {
     if (hooks.connection?.(++accepted) === 'reset') return void socket.resetAndDestroy();
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     server.emit('connection', socket);
   });
   await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
@@ -243,6 +248,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, opti
       new Promise<void>((r) => {
         server.closeAllConnections();
         server.close();
+        for (const socket of sockets) socket.destroy();
         front.close(() => r());
       }),
   };
