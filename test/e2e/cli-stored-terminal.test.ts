@@ -4,7 +4,7 @@
 // (cancel of a stored-terminal task has rules of its own).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { homeWithServer, parseJsonDoc, startDemo, type DemoServer } from '../helpers/cli.js';
+import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer } from '../helpers/cli.js';
 
 describe('a terminal result stored in the vault outlives the server forgetting the task', () => {
   let demo: DemoServer;
@@ -22,7 +22,9 @@ describe('a terminal result stored in the vault outlives the server forgetting t
     assert.equal(done.code, 0, done.stderr);
     // Wait (by asking, not by sleeping a fixed time) until the server no longer knows the task.
     let forgotten = false;
-    for (let i = 0; i < 60 && !forgotten; i++) {
+    // A get in process takes milliseconds: a pause between asks, so the 1.5 s pass whatever the speed.
+    for (let i = 0; i < 600 && !forgotten; i++) {
+      if (i > 0) await sleep(100);
       const g = await h.run(['get', 'gone']);
       assert.equal(g.code, 0, g.stderr);
       forgotten = /no longer keeps this task/.test(g.stderr);

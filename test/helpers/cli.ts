@@ -276,6 +276,16 @@ export function newHome(): TestHome {
   };
 }
 
+/** The same home, every run a real child process (for tests whose point is one process per command). */
+export function processHome(h: TestHome): TestHome {
+  return {
+    dir: h.dir,
+    run: (args, opts = {}) => h.run(args, { ...opts, spawn: true }),
+    ok: (args, opts = {}) => h.ok(args, { ...opts, spawn: true }),
+    spawn: (args, opts = {}) => h.spawn(args, opts),
+  };
+}
+
 /** Parse stdout that must be exactly one JSON document (one line). */
 export function parseJsonDoc(stdout: string): any {
   const lines = stdout.split('\n').filter((l) => l.trim() !== '');

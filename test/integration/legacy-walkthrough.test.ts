@@ -5,13 +5,16 @@
 // code and what the vault holds afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseJsonDoc } from '../helpers/cli.js';
+import { parseJsonDoc, processHome, sleep } from '../helpers/cli.js';
 import { answersFile, accept } from '../helpers/answers.js';
 import { clarificationKey, everythingHome, resultText, storedRecord, storedRecords } from '../helpers/legacy-everything.js';
 import { typeableRef } from '../../src/vault/vault-record.js';
 
 test('2025-11-25 walkthrough: call, --detach, list, get, watch, answer, cancel, recover', async (t) => {
-  const { server, h } = await everythingHome(t);
+  const home = await everythingHome(t);
+  const { server } = home;
+  // One CLI process per command, as a person runs the walkthrough.
+  const h = processHome(home.h);
   const key = await clarificationKey(server, 'python');
 
   // call: a plain synchronous tool, and a task followed to its end.
@@ -44,7 +47,8 @@ test('2025-11-25 walkthrough: call, --detach, list, get, watch, answer, cancel, 
   assert.deepEqual(listed.map((x) => x.taskId), [taskId]);
 
   // get: one observation per process, until the task waits for its answer (exit 5).
-  for (;;) {
+  for (let first = true; ; first = false) {
+    if (!first) await sleep(200);
     const got = await h.run(['--json', 'get', 'w1']);
     const doc = parseJsonDoc(got.stdout);
     if (doc.status === 'input_required') {
@@ -88,7 +92,7 @@ test('2025-11-25 walkthrough: call, --detach, list, get, watch, answer, cancel, 
 
 test('2025-11-25 recover: a call whose answer was lost is in doubt; recover names the safe next step; --resolve closes it', async (t) => {
   const env = await everythingHome(t);
-  const { h } = env;
+  const h = processHome(env.h);
   // The proxy forwards the call (the server creates the task) and cuts the connection before the answer.
   env.dropTopics.add('lost-answer');
   const call = await h.run(['--json', 'call', 'ev', 'simulate-research-query', 'topic=lost-answer', '--label', 'job=r1']);
@@ -123,7 +127,7 @@ test('2025-11-25 recover: a call whose answer was lost is in doubt; recover name
 
 test('2025-11-25 recover: kill -9 of the CLI after the request was sent leaves a record recover lists; a killed follower is resumed by watch', async (t) => {
   const env = await everythingHome(t);
-  const { h } = env;
+  const h = processHome(env.h);
 
   // The call reaches the server, its answer is held back, and the CLI is killed while it waits.
   env.holdTopics.add('killed-in-flight');
