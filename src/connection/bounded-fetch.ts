@@ -30,7 +30,8 @@ export type OnResponseFault = (requestId: string | undefined, err: Error) => voi
 
 const mib = (n: number) => `${n / MiB} MiB`;
 
-function requestIdOf(init: RequestInit | undefined): string | undefined {
+/** The JSON-RPC id in a request body (our ids are strings), if there is one. */
+export function requestIdOf(init: RequestInit | undefined): string | undefined {
   if (typeof init?.body !== 'string') return undefined;
   try {
     const id = (JSON.parse(init.body) as { id?: unknown }).id;

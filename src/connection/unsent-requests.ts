@@ -9,6 +9,7 @@
 // "in doubt" where it is certain.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
+import { requestIdOf } from './bounded-fetch.js';
 
 export interface Attempt {
   created: boolean;
@@ -42,16 +43,6 @@ function listen(): void {
  */
 export const currentAttempt = (): Attempt | undefined => current.getStore();
 
-function jsonRpcIdOf(init: RequestInit | undefined): string | undefined {
-  if (typeof init?.body !== 'string') return undefined;
-  try {
-    const id = (JSON.parse(init.body) as { id?: unknown }).id;
-    return typeof id === 'string' ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * fetch that, when a JSON-RPC POST fails without a byte of it written, adds its id to `unsent`
  * (the caller then knows the request never reached the server).
@@ -63,7 +54,7 @@ export function unsentTrackingFetch(inner: typeof fetch, unsent: Set<string>): t
     try {
       return await current.run(attempt, () => inner(input, init));
     } catch (err) {
-      const id = attempt.created && !attempt.written ? jsonRpcIdOf(init) : undefined;
+      const id = attempt.created && !attempt.written ? requestIdOf(init) : undefined;
       if (id !== undefined) unsent.add(id);
       throw err;
     }
