@@ -1,4 +1,4 @@
-// Typed errors carry intent; main.ts turns them into the contract's exit codes in one place.
+// Typed errors carry intent; exitCodeOf (app/exit-code.ts) turns them into the contract's exit codes.
 
 /** The exit codes of ../shared/CLI-CONTRACT.md. */
 export const ExitCode = {

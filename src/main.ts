@@ -1,5 +1,5 @@
-// Builds the program, runs it, and maps typed errors to the contract's exit codes.
-// The only place that decides an exit code for a failure.
+// Builds the program, runs it, and reports what a command threw: its message through the
+// presenter, its exit code from exitCodeOf (app/exit-code.ts, the one exit-code decision).
 import { CommanderError } from 'commander';
 import { buildContext, colorLevel, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
