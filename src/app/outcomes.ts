@@ -64,6 +64,8 @@ export interface DirectResult {
   result: CallToolResult;
   /** The vault could not store the result (why): it is shown anyway, this being its only copy. */
   notStored?: string;
+  /** The answer came after the call's wait ran out (the record was in doubt until then). */
+  late?: true;
 }
 
 /** The server asked for input before creating any task, and none could be given: nothing started. */

@@ -29,6 +29,8 @@ const MAX_INPUT_ROUNDS = 8;
 /** After a round timed out, how long a late answer (2025-11-25: the request is still open) is listened for before the command ends in doubt. */
 const LATE_ANSWER_WAIT_MS = 60_000;
 
+const LATE_HANDLE_NOTE = "note: the task's handle came after the call's wait ran out; the record in doubt is now this task's";
+
 /**
  * MCP_TASKS_CALL_WAIT_MS: how long one round of tools/call waits for its answer before the
  * submission is in doubt (default 60 s).
@@ -52,6 +54,8 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   // Once a round has left a call open on the server (2025-11-25: the tool asked mid-call), the
   // tool is running: no later failure proves that nothing was created.
   let callOpened = false;
+  // The answer came after the round's wait ran out (lateCallOutcome): said so in the output.
+  let cameLate = false;
   for (let round = 0; ; round++) {
     try {
       outcome = await session.callTool(
@@ -65,6 +69,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       const late = await session.lateCallOutcome?.(LATE_ANSWER_WAIT_MS, ctx.interrupt);
       if (!late) return inDoubt;
       outcome = late;
+      cameLate = true;
       break;
     }
     if (outcome.kind === 'input_required' && outcome.callOpen) callOpened = true;
@@ -94,18 +99,22 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
 
   if (outcome.kind === 'complete') {
     const result = outcome.result;
+    const late = cameLate ? { late: true as const } : {};
     try {
       vault.update(opId, (r) => {
+        // A result once stored is never replaced (a late answer after another process closed the record).
+        if (r.result !== undefined) return;
         r.phase = 'terminal';
         r.result = result;
+        delete r.reason;
         r.updatedAt = now();
       });
     } catch (err) {
       // The tool ran and this is the only copy of what it returned: show it whatever the disk says.
       const why = sanitize(err instanceof Error ? err.message : String(err), { singleLine: true, maxLength: 200 });
-      return { kind: 'direct-result', record, server, result, notStored: why };
+      return { kind: 'direct-result', record, server, result, notStored: why, ...late };
     }
-    return { kind: 'direct-result', record, server, result };
+    return { kind: 'direct-result', record, server, result, ...late };
   }
 
   if (outcome.kind === 'input_required' && outcome.callOpen) {
@@ -148,6 +157,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   const notes = outcome.problems?.length
     ? [`warning: the server's CreateTaskResult was malformed (${sanitize(outcome.problems.join('; '), { singleLine: true, maxLength: 300 })}); the handle was kept and the next poll reads the task's real state`]
     : [];
+  if (cameLate) notes.push(LATE_HANDLE_NOTE);
   if (opts.detach) return { kind: 'detached', target, snapshot: task, ...(notes.length ? { notes } : {}) };
 
   // In the task's scope: a failure from here on (Ctrl-C at a prompt) names the task, never "run it again".

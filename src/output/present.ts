@@ -83,6 +83,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'direct-result': {
       const { record, server, result } = outcome;
       const isError = result.isError === true;
+      if (outcome.late) ctx.stderr.write(`mcp-tasks: note: the answer came after the call's wait ran out; the record in doubt now holds this result.\n`);
       if (outcome.notStored) {
         ctx.stderr.write(`mcp-tasks: warning: the vault could not store this result (${outcome.notStored}); it is shown below and nowhere else.\n  next: ${asInvoked(`Keep this output. Once the vault is writable, \`mcp-tasks recover ${record.opId.slice(0, 8)}\` lists the call as in doubt; close it with --resolve completed.`, ctx.invocation)}\n`);
       }

@@ -1,15 +1,30 @@
 // The 2026-07-28 generation: the io.modelcontextprotocol/tasks extension over a stateless
 // connection (server/discover, per-request envelope). No session to keep; no list, no result.
+//
+// A tools/call whose round timed out stays open (its HTTP request is not aborted): a late answer,
+// a task handle or a plain result, still tells what the server did (lateCallOutcome), so the
+// caller can turn the record in doubt into the task's, or store the result it would lose.
 import type { Connection } from '../connection/connect.js';
 import { callTool, cancelTask, getTask, updateTask } from '../protocol/task-wire.js';
 import type { CallToolParams, RequestOptions, TaskSession, ToolCallOutcome, ToolInfo } from './task-session.js';
 import type { RefusedTool } from '../connection/connect.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import { TransportError } from '../protocol/remote-errors.js';
+
+/** The open tools/call's own limit: its round's wait is kept here; the session's close ends it sooner. */
+const OPEN_CALL_LIMIT_MS = 24 * 60 * 60 * 1000;
 
 export class ModernTaskSession implements TaskSession {
   readonly generation = '2026-07-28' as const;
 
-  constructor(private readonly conn: Connection) {}
+  /** The tools/call whose round timed out, still open on the connection. */
+  private lateCall: Promise<ToolCallOutcome | undefined> | undefined;
+  private readonly closing = new AbortController();
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly debug?: (line: string) => void,
+  ) {}
 
   get serverName(): string {
     return this.conn.entry.name;
@@ -35,8 +50,54 @@ export class ModernTaskSession implements TaskSession {
   adoptTools(tools: ToolInfo[]): ToolInfo[] {
     return this.conn.adoptTools(tools);
   }
-  callTool(params: CallToolParams, opts?: RequestOptions): Promise<ToolCallOutcome> {
-    return callTool(this.conn, params, opts);
+  async callTool(params: CallToolParams, opts: RequestOptions = {}): Promise<ToolCallOutcome> {
+    this.lateCall = undefined;
+    const roundMs = opts.timeoutMs;
+    if (roundMs === undefined) return callTool(this.conn, params, opts);
+    // The round's wait is ours, not the request's: past it the request stays open for a late answer.
+    const answer = callTool(this.conn, params, { ...(opts.signal ? { signal: opts.signal } : {}), timeoutMs: OPEN_CALL_LIMIT_MS });
+    let timer: NodeJS.Timeout | undefined;
+    const roundOver = new Promise<'round over'>((resolve) => (timer = setTimeout(() => resolve('round over'), roundMs)));
+    try {
+      const first = await Promise.race([answer, roundOver]);
+      if (first !== 'round over') return first;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.lateCall = answer.then(
+      (outcome) => outcome,
+      (err: unknown) => {
+        this.debug?.(`the late answer to tools/call is unusable: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      },
+    );
+    throw new TransportError(`no answer to tools/call within ${Math.round(roundMs / 1000)} s`);
+  }
+
+  async lateCallOutcome(waitMs: number, signal?: AbortSignal): Promise<ToolCallOutcome | undefined> {
+    const call = this.lateCall;
+    if (!call) return undefined;
+    this.lateCall = undefined;
+    const stop = signal ? AbortSignal.any([signal, this.closing.signal]) : this.closing.signal;
+    if (stop.aborted) return undefined;
+    this.debug?.(`listening up to ${Math.round(waitMs / 1000)} s more for a late answer to tools/call`);
+    let timer: NodeJS.Timeout | undefined;
+    let onStop: (() => void) | undefined;
+    const gaveUp = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+      onStop = () => resolve(undefined);
+      stop.addEventListener('abort', onStop, { once: true });
+    });
+    try {
+      const late = await Promise.race([call, gaveUp]);
+      // Input asked late creates nothing yet and cannot be answered now: the record stays in doubt.
+      if (!late || late.kind === 'input_required') return undefined;
+      this.debug?.('the late answer to tools/call came');
+      return late;
+    } finally {
+      clearTimeout(timer);
+      if (onStop) stop.removeEventListener('abort', onStop);
+    }
   }
   getTask(taskId: string, opts?: RequestOptions): Promise<TaskSnapshot> {
     return getTask(this.conn, taskId, opts);
@@ -48,6 +109,7 @@ export class ModernTaskSession implements TaskSession {
     return cancelTask(this.conn, taskId);
   }
   close(): Promise<void> {
+    this.closing.abort();
     return this.conn.close();
   }
 }

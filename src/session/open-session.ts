@@ -106,7 +106,7 @@ export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOp
     const sessionId = conn.sessionId();
     if (sessionId) ctx.redact(sessionId);
     session = new LegacyTaskSession(conn, { serverName: entry.name, serveInput: opts.serveInput === true, debug: (l) => ctx.debug(l) });
-  } else session = new ModernTaskSession(conn);
+  } else session = new ModernTaskSession(conn, (l) => ctx.debug(l));
   // Whichever generation: who the connection's sign-in acts for, read when asked (an in-place sign-in changes it).
   return Object.assign(session, { signInPrincipal: principal });
 }

@@ -24,8 +24,9 @@
 //   multi round-trip retry does on 2026-07-28. Nothing is resent. A request still unanswered
 //   when the command ends is dismissed (an elicitation gets `cancel`): the server is not left
 //   waiting on a client that has gone.
-// - a task-augmented tools/call whose round timed out stays open: its late CreateTaskResult
-//   still names the task (lateCallOutcome), so the caller can store the handle it would lose.
+// - a tools/call whose round timed out stays open: its late CreateTaskResult still names the
+//   task, its late plain result is the call's (lateCallOutcome), so the caller can store the
+//   handle or the result it would lose.
 import {
   CallToolResultV1Schema,
   CancelTaskResultV1Schema,
@@ -296,8 +297,8 @@ export class LegacyTaskSession implements TaskSession {
     this.openCall = undefined;
     if (opts.signal?.aborted) throw new TransportError('tools/call interrupted');
     // The request stays open (its own timeout is the session's life): a late CreateTaskResult
-    // still names the task it created (lateCallOutcome).
-    if (call.asTask) this.lateCall = call;
+    // still names the task it created, a late plain result is the call's (lateCallOutcome).
+    this.lateCall = call;
     throw new TransportError(`no answer to tools/call within ${Math.round(timeoutMs / 1000)} s`);
   }
 
