@@ -213,7 +213,8 @@ const refreshChains = new Map<string, Promise<void>>();
 
 /**
  * The send a refresh runs under (the SDK refreshes inside the transport's send, on a 401): when
- * that send fails, the lock its own refresh took is released there, and no other send's.
+ * that send fails, the lock its own refresh took is released there, and no other send's. A
+ * refresh the token endpoint refuses is released when the refusal arrives (watchingRefresh).
  */
 const sendTurn = new AsyncLocalStorage<object>();
 
@@ -371,6 +372,29 @@ export class StoredSignInProvider implements OAuthClientProvider {
       if (this.releaseRefresh && this.refreshTurn === turn) this.endRefresh();
       throw err;
     }
+  }
+
+  /**
+   * The fetch the SDK sends token requests with: a refresh under the lock that the token endpoint
+   * refuses (or that gets no answer) is over, with nothing to save, so the lock is released at
+   * once. Whoever started it: the SDK's standalone GET stream refreshes outside any send, and its
+   * failure reaches no caller (only the transport's onerror), so `sending` never sees it.
+   */
+  watchingRefresh(base: (url: string | URL, init?: RequestInit) => Promise<Response>): (url: string | URL, init?: RequestInit) => Promise<Response> {
+    return async (input: string | URL, init?: RequestInit) => {
+      const body = init?.body;
+      const isRefresh = init?.method === 'POST' && body instanceof URLSearchParams && body.get('grant_type') === 'refresh_token';
+      if (!isRefresh || !this.releaseRefresh) return base(input, init);
+      let response: Response;
+      try {
+        response = await base(input, init);
+      } catch (err) {
+        this.endRefresh();
+        throw err;
+      }
+      if (!response.ok) this.endRefresh();
+      return response;
+    };
   }
 
   /** The refresh's outcome is on disk (or there was none to make): the next refresh may start. */
@@ -536,7 +560,7 @@ export function signInTransportClass(sdk: Sdk) {
       /** The principal a task was created under: after an in-place sign-in as anyone else, nothing is resent. */
       private readonly expected?: Principal,
     ) {
-      super(url, { ...opts, authProvider: provider });
+      super(url, { ...opts, fetch: provider.watchingRefresh(opts?.fetch ?? globalThis.fetch), authProvider: provider });
     }
 
     override async send(...args: Parameters<SdkHttpTransport['send']>): Promise<void> {

@@ -108,4 +108,46 @@ describe('refresh lock release', () => {
       await transport.close();
     }
   });
+
+  test('a refresh the SDK starts for its standalone GET stream, refused by the authorization server, releases the lock when the refusal comes, not when the connection closes', async () => {
+    const h = newHome();
+    await h.ok(['server', 'add', 'secure', '--url', world.url]);
+    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    const lockFile = `${signInPath(h.dir, 'secure')}.lock`;
+
+    // This test process is the first mcp-tasks, speaking 2025-11-25: after notifications/initialized
+    // the SDK opens its standalone GET stream by itself. The access token expires just before that
+    // GET goes out, so the SDK refreshes for it, outside any send; the refresh is refused.
+    const io = { env: CHILD_KEY_ENV, platform: process.platform, home: h.dir, say: () => {}, debug: () => {}, redact: () => {} };
+    const signIn = (await signInTransportFor(io, { name: 'secure', url: world.url }, { tty: false, storedAuthOnly: true }))!;
+    const transport = signIn.factory(new URL(world.url), { requestInit: {} });
+    const streamFailed = new Promise<Error>((r) => (transport.onerror = r));
+    await transport.start();
+    try {
+      await transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lock-test', version: '0' } } });
+      const before = world.tokenRequests.length;
+      world.beforeAnswer = async (method) => {
+        if (method !== 'notifications/initialized') return;
+        await world.expireAccessTokens();
+        world.refuseTokenRequests = 'temporarily_unavailable';
+      };
+      await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      world.beforeAnswer = undefined;
+      const failure = await streamFailed;
+      assert.match(String(failure), /temporarily_unavailable|unavailable/i);
+      assert.deepEqual(world.tokenRequests.slice(before), ['temporarily_unavailable answered'], 'the GET stream\'s refresh was tried under the lock and refused');
+      world.refuseTokenRequests = undefined;
+      assert.equal(existsSync(lockFile), false, 'the refresh lock is released once the refusal came, with the connection still open');
+
+      // A second process refreshes at once: it does not wait for a refresh that is over.
+      const b = await h.run(['-v', 'tools', 'secure']);
+      assert.equal(b.code, 0, b.stderr);
+      assert.doesNotMatch(b.stderr, WAITS);
+      assert.equal(world.tokenRequests.at(-1), 'refresh_token');
+    } finally {
+      world.beforeAnswer = undefined;
+      world.refuseTokenRequests = undefined;
+      await transport.close();
+    }
+  });
 });

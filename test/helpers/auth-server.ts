@@ -33,6 +33,8 @@ export interface AuthWorld {
   tokenGate?: (() => Promise<void>) | undefined;
   /** Set to answer every token-endpoint request with this OAuth error (HTTP 400), e.g. temporarily_unavailable. */
   refuseTokenRequests?: string | undefined;
+  /** Set to run before the gate hands back the answer to a request it let through (by its JSON-RPC method; GET: ''). */
+  beforeAnswer?: ((method: string) => Promise<void>) | undefined;
   /** Token-endpoint answers by grant type ("refresh_token refused" for a refusal), in order. */
   tokenRequests: string[];
   /** RFC 7009 revocation requests the authorization server received (their HTTP status). */
@@ -171,8 +173,11 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
     delete headers.authorization;
     const up = httpRequest({ host: demo.hostname, port: demo.port, path: demo.pathname, method: req.method, headers }, (r) => {
       if (method !== 'tools/call') {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
+        const hook = world.beforeAnswer?.(method) ?? Promise.resolve();
+        void hook.then(() => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        });
         return;
       }
       // A task created now belongs to the account that asked for it.
