@@ -2,36 +2,23 @@
 // (oidc-provider) that rotates refresh tokens and revokes the grant when a rotated one is used
 // again (test/helpers/auth-server.ts). The lock is taken when the SDK reads the tokens before a
 // refresh; it must be held until the refresh's outcome is saved, and no longer.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { newHome, startDemo, type DemoServer } from '../helpers/cli.js';
-import { startAuthWorld, type AuthWorld } from '../helpers/auth-server.js';
+import { signedInHome, useAuthWorld } from '../helpers/signed-in.js';
 import { existsSync } from 'node:fs';
 import { readSignIn, signInPath, writeSignIn } from '../../src/connection/oauth-store.js';
 import { signInTransportFor } from '../../src/connection/oauth-provider.js';
 
-const BROWSER_SCRIPT = fileURLToPath(new URL('../../../test/helpers/browser.mjs', import.meta.url));
 /** The environment the spawned CLI reads its key with (test/helpers/cli.ts: no keychain). */
 const CHILD_KEY_ENV = { MCP_TASKS_NO_KEYCHAIN: '1' };
 const WAITS = /another mcp-tasks process is refreshing the sign-in for secure; waiting for it/;
 
 describe('refresh lock release', () => {
-  let demo: DemoServer;
-  let world: AuthWorld;
-  before(async () => {
-    demo = await startDemo();
-    world = await startAuthWorld(demo.url);
-  });
-  after(async () => {
-    await world.close();
-    await demo.stop();
-  });
+  const suite = useAuthWorld();
 
   test('an older sign-in file (tokens without an issuer stamp): the SDK stamps them before it refreshes, and the refresh still runs under the lock', async () => {
-    const h = newHome();
-    await h.ok(['server', 'add', 'secure', '--url', world.url]);
-    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    const { world } = suite;
+    const h = await signedInHome(world);
     // As an mcp-tasks from before the SDK's SEP-2352 stamps wrote it: no `issuer` in the tokens
     // or the client registration. The SDK then saves the same tokens stamped before it refreshes.
     const record = readSignIn(h.dir, 'secure', CHILD_KEY_ENV)!;
@@ -74,9 +61,8 @@ describe('refresh lock release', () => {
   });
 
   test('a refresh the SDK gives up on and rethrows releases the lock where the failed send returns, not when the connection closes', async () => {
-    const h = newHome();
-    await h.ok(['server', 'add', 'secure', '--url', world.url]);
-    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    const { world } = suite;
+    const h = await signedInHome(world);
     await world.expireAccessTokens();
     const lockFile = `${signInPath(h.dir, 'secure')}.lock`;
 
@@ -110,9 +96,8 @@ describe('refresh lock release', () => {
   });
 
   test('a refresh the SDK starts for its standalone GET stream, refused by the authorization server, releases the lock when the refusal comes, not when the connection closes', async () => {
-    const h = newHome();
-    await h.ok(['server', 'add', 'secure', '--url', world.url]);
-    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    const { world } = suite;
+    const h = await signedInHome(world);
     const lockFile = `${signInPath(h.dir, 'secure')}.lock`;
 
     // This test process is the first mcp-tasks, speaking 2025-11-25: after notifications/initialized

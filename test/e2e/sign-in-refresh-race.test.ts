@@ -4,30 +4,16 @@
 // second process has either sent its own refresh (the race: both would use the same refresh
 // token) or said that it waits for the first (the lock). Both must succeed and the sign-in
 // must survive.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { newHome, startDemo, type DemoServer } from '../helpers/cli.js';
-import { startAuthWorld, type AuthWorld } from '../helpers/auth-server.js';
-
-const BROWSER_SCRIPT = fileURLToPath(new URL('../../../test/helpers/browser.mjs', import.meta.url));
+import { signedInHome, useAuthWorld } from '../helpers/signed-in.js';
 
 describe('refresh across processes', () => {
-  let demo: DemoServer;
-  let world: AuthWorld;
-  before(async () => {
-    demo = await startDemo();
-    world = await startAuthWorld(demo.url);
-  });
-  after(async () => {
-    await world.close();
-    await demo.stop();
-  });
+  const suite = useAuthWorld();
 
   test('two processes refreshing at once: one refresh at a time, on the newest refresh token; both succeed, the sign-in survives', async () => {
-    const h = newHome();
-    await h.ok(['server', 'add', 'secure', '--url', world.url]);
-    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    const { world } = suite;
+    const h = await signedInHome(world);
     assert.deepEqual(world.tokenRequests, ['authorization_code']);
 
     // Both processes start with the same stored tokens, whose access token is gone: both must refresh.

@@ -3,32 +3,21 @@
 // $BROWSER) → calls. Covers refresh by itself after the access token is gone, a revoked
 // refresh token → exit 8 naming `server login`, logout, and that no token is ever in a file
 // of the home, in an argv, or in any output (-v included).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { filesUnder, newHome, parseJsonDoc, startDemo, tempDir, type CliResult, type DemoServer } from '../helpers/cli.js';
-import { startAuthWorld, type AuthWorld } from '../helpers/auth-server.js';
-
-const BROWSER_SCRIPT = fileURLToPath(new URL('../../../test/helpers/browser.mjs', import.meta.url));
+import { filesUnder, newHome, parseJsonDoc, tempDir, type CliResult } from '../helpers/cli.js';
+import { browserEnv as scriptedBrowser, signedInHome, useAuthWorld } from '../helpers/signed-in.js';
 
 describe('sign-in (OAuth 2.1 through the SDK)', () => {
-  let demo: DemoServer;
-  let world: AuthWorld;
-  before(async () => {
-    demo = await startDemo();
-    world = await startAuthWorld(demo.url);
-  });
-  after(async () => {
-    await world.close();
-    await demo.stop();
-  });
+  const suite = useAuthWorld();
 
   test('login, call, refresh by itself, revoked refresh → exit 8, logout; no token in files, argv or output', async () => {
+    const { world } = suite;
     const h = newHome();
     const argvLog = join(tempDir('mcp-tasks-browser-'), 'argv.log');
-    const browserEnv = { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}`, BROWSER_ARGV_LOG: argvLog };
+    const browserEnv = scriptedBrowser({ BROWSER_ARGV_LOG: argvLog });
     const outputs: CliResult[] = [];
     const keep = (r: CliResult) => (outputs.push(r), r);
 
@@ -100,15 +89,15 @@ describe('sign-in (OAuth 2.1 through the SDK)', () => {
   });
 
   test('a server that asks for no sign-in is said so; remove forgets a sign-in with the server', async () => {
+    const { demo, world } = suite;
     const h = newHome();
     const added = await h.ok(['server', 'add', 'open', '--url', demo.url]);
     assert.doesNotMatch(added.stdout, /server login/);
-    const r = await h.run(['server', 'login', 'open'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    const r = await h.run(['server', 'login', 'open'], { env: scriptedBrowser() });
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /does not ask for a sign-in/);
 
-    await h.ok(['server', 'add', 'secure', '--url', world.url]);
-    await h.ok(['server', 'login', 'secure'], { env: { BROWSER: `${process.execPath} ${BROWSER_SCRIPT}` } });
+    await signedInHome(world, { home: h });
     assert.ok(filesUnder(h.dir).some((f) => f.path.endsWith(join('sign-in', 'secure.json'))));
     await h.ok(['server', 'remove', 'secure']);
     assert.ok(!filesUnder(h.dir).some((f) => f.path.endsWith(join('sign-in', 'secure.json'))), 'removing the server removes its sign-in');
