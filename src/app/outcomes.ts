@@ -4,7 +4,7 @@ import type { CliError } from '../errors.js';
 import type { CallToolResult, TaskGeneration, ToolInfo } from '../session/task-session.js';
 import type { ServerEntry } from '../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
-import type { VaultRecord } from '../vault/vault-record.js';
+import type { ListingMeta, VaultRecord } from '../vault/vault-record.js';
 import type { TaskTarget } from './task-target.js';
 import type { TaskEnd } from './with-task.js';
 
@@ -170,6 +170,30 @@ export interface RecordShown {
   record: VaultRecord;
 }
 
+/** One row of `list`: its `list --json` form as stored (UTF-8), and what the table shows of its record. */
+export interface ListedRow {
+  readonly json: Buffer;
+  meta(): ListingMeta;
+}
+
+/** What `list --refresh` saw for one record: polled now, or why it could not be. */
+export type Refreshed = { polled: true } | { polled: false; why: string };
+
+/**
+ * `list`: the records that match, oldest first, read from the vault while the presenter prints
+ * them (at 100,000 records, holding every row costs more in GC than reading it). `eachRow` calls
+ * `row` for each record; given `runs`, it may hand over a run of rows at once instead, their JSON
+ * already joined by commas (copied out whole: `list --all --json`).
+ */
+export interface TasksListed {
+  kind: 'tasks-listed';
+  eachRow(row: (r: ListedRow) => void, runs?: (json: Buffer) => void): void;
+  /** --all: nothing was left out by phase (an empty list then means an empty vault). */
+  all: boolean;
+  /** --refresh: what each poll of an active record saw, by opId (a summary on stderr, "polled now" in the table). */
+  refreshed?: Map<string, Refreshed> | undefined;
+}
+
 /** `prune`: how many finished records were dropped (active, lost and in-doubt ones never are). */
 export interface Pruned {
   kind: 'pruned';
@@ -258,7 +282,7 @@ export interface RemoteTasksListed {
 
 export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed | SignedIn | SignedOut | RemoteTasksListed;
 
-export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | RecoverOutcome | ServerOutcome;
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | TasksListed | RecoverOutcome | ServerOutcome;
 
 export const report = (target: TaskTarget, end: TaskEnd | Observed, extra: Partial<Pick<TaskReport, 'notes' | 'statePrinted' | 'jsonExtra'>> = {}): TaskReport => ({
   kind: 'task',

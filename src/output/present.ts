@@ -9,6 +9,7 @@ import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderT
 import { presentError } from './present-error.js';
 import { presentServerOutcome } from './present-servers.js';
 import { presentVaultOutcome } from './present-record.js';
+import { presentList } from './present-list.js';
 import { presentRecoverOutcome } from './present-recover.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
 import { asInvoked } from '../invocation.js';
@@ -47,6 +48,8 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'exported':
     case 'records-imported':
       return presentVaultOutcome(ctx, outcome);
+    case 'tasks-listed':
+      return presentList(ctx, outcome);
     case 'in-doubt-list':
     case 'in-doubt-record':
     case 'resolved':

@@ -1,0 +1,78 @@
+// The presenter's part for `list`: the vault's records as a table in a terminal, tab-separated
+// into a pipe, or one JSON array. The rows are read from the vault while they are printed: for
+// --json each row's stored bytes (or a whole run of them) are copied out, nothing is parsed.
+import type { Context } from '../context.js';
+import type { Refreshed, TasksListed } from '../app/outcomes.js';
+import { byCreatedAt, isLostOrInDoubt, typeableRef, type ListingMeta } from '../vault/vault-record.js';
+import { makeStyle, renderTable, renderTsv, statusWord } from './render.js';
+import { ago } from './present-record.js';
+import { safeName, sanitize } from './sanitize.js';
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']\n');
+/** --json output is written in pieces of about this size: neither a write per row nor the whole array held. */
+const FLUSH_BYTES = 1 << 20;
+
+/** The status `list` shows for a record (and `--status` matches). */
+export const listedStatus = (r: ListingMeta): string => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
+
+export function presentList(ctx: Context, o: TasksListed): void {
+  if (ctx.json) return presentListJson(ctx, o);
+  const records: ListingMeta[] = [];
+  o.eachRow((r) => records.push(r.meta()));
+  records.sort(byCreatedAt);
+  const seen = o.refreshed ?? new Map<string, Refreshed>();
+  if (o.refreshed) {
+    const polled = [...seen.values()];
+    const failed = polled.filter((p): p is { polled: false; why: string } => !p.polled);
+    const whys = [...new Set(failed.map((f) => f.why))];
+    ctx.stderr.write(`mcp-tasks: polled ${polled.length - failed.length} of ${polled.length} active task(s)${failed.length ? `; ${failed.length} not reached (${whys.map((w) => sanitize(w, { singleLine: true, maxLength: 200 })).join('; ')}): their status is the last one seen` : ''}\n`);
+  }
+  if (records.length === 0) {
+    ctx.stdout.write(o.all ? 'the vault is empty\n' : 'no active tasks (use --all to include finished ones)\n');
+    return;
+  }
+  const now = ctx.now();
+  const labelsOf = (r: ListingMeta) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
+  if (!ctx.stdout.isTTY) {
+    // For scripts (as gh does): tab-separated, no header, no colour, ISO times; the last-seen time has its own column.
+    ctx.stdout.write(renderTsv(records.map((r) => [typeableRef(r), listedStatus(r), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r)])));
+    return;
+  }
+  /** A live-looking status is only what was last seen: say when, unless it was polled just now. */
+  const seenNote = (r: ListingMeta): string | undefined => {
+    if (r.phase !== 'active' || !r.last) return undefined;
+    const s = seen.get(r.opId);
+    if (s?.polled) return 'polled now';
+    return `seen ${ago(r.updatedAt, now)}${s && !s.polled ? ', not reached now' : ''}`;
+  };
+  const st = makeStyle(ctx.color);
+  const rows = records.map((r) => {
+    const note = seenNote(r);
+    return [typeableRef(r), `${statusWord(listedStatus(r) as never, st, r.result?.isError === true)}${note ? st.c.gray(` (${note})`) : ''}`, safeName(r.server.name, 40), safeName(r.operation.name, 60), ago(r.createdAt, now), labelsOf(r)];
+  });
+  const width = ctx.stdout.columns?.();
+  ctx.stdout.write(renderTable(['ref', 'status', 'server', 'tool', 'created', 'labels'], rows, { ...(width !== undefined ? { width } : {}), flex: 5, flexStyle: (t) => st.c.gray(t) }));
+}
+
+/** One JSON array of the rows as stored (taskJson through safeJson): the same bytes as jsonLine of the row objects. */
+function presentListJson(ctx: Context, o: TasksListed): void {
+  let pending: Buffer[] = [OPEN];
+  let size = OPEN.length;
+  let first = true;
+  const out = (bytes: Buffer) => {
+    if (!first) pending.push(COMMA);
+    first = false;
+    pending.push(bytes);
+    size += bytes.length + 1;
+    if (size > FLUSH_BYTES) {
+      ctx.stdout.write(Buffer.concat(pending));
+      pending = [];
+      size = 0;
+    }
+  };
+  o.eachRow((r) => out(r.json), out);
+  pending.push(CLOSE);
+  ctx.stdout.write(Buffer.concat(pending));
+}
