@@ -114,7 +114,7 @@ function sourcesFor(ctx: Context, words: string[]): { sources: Sources; load(nee
   const homeAt = words.indexOf('--home');
   const homeEq = words.find((w) => w.startsWith('--home='));
   const homeFlag = homeAt > 0 && words[homeAt + 1] ? words[homeAt + 1] : homeEq?.slice('--home='.length);
-  const home = homeFlag ? resolveHome(homeFlag, ctx.env) : ctx.home;
+  const home = homeFlag ? resolveHome(homeFlag, ctx.env, ctx.platform) : ctx.home;
   const quietly = async <T>(fn: () => Promise<T>, fallback: T): Promise<T> => {
     try {
       return await fn();

@@ -83,6 +83,8 @@ export interface Connection {
 
 export interface ConnectOptions {
   env: NodeJS.ProcessEnv;
+  /** The running Node.js version (the Context's): picks the HTTP transport's fetch. */
+  nodeVersion: string;
   timeoutMs?: number;
   /** Extra capabilities declared besides the tasks extension (elicitation, sampling, roots). */
   capabilities?: Record<string, unknown>;
@@ -212,7 +214,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       const token = bearerToken(entry, opts.env);
       // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error; every
       // answer is read within size bounds (bounded-fetch.ts).
-      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, unsentTrackingFetch(transportFetch(), unsent), (id, err) => requestFaults.fail?.(id, err)));
+      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, unsentTrackingFetch(transportFetch(opts.nodeVersion), unsent), (id, err) => requestFaults.fail?.(id, err)));
       const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
       transport = opts.httpTransport && !token
         ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })

@@ -125,7 +125,7 @@ export const nodeHttpFetch: Fetch = async (input, init) => {
   });
 };
 
-/** The fetch the HTTP transport uses on this Node line. */
-export function transportFetch(nodeVersion: string = process.versions.node): Fetch {
+/** The fetch the HTTP transport uses on a Node line (`nodeVersion`: the Context's, read in bin.ts). */
+export function transportFetch(nodeVersion: string): Fetch {
   return Number(nodeVersion.split('.')[0]) < 22 ? nodeHttpFetch : fetch;
 }

@@ -230,6 +230,7 @@ export async function inProcessCli(args: string[], opts: RunOptions = {}): Promi
     readStdin: () => opts.input ?? '',
     env: childEnv(home, opts.env),
     platform: process.platform,
+    nodeVersion: process.versions.node,
     interrupt: interrupt.signal,
     script: BIN,
   });
