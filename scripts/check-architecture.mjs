@@ -38,6 +38,19 @@ const STARTUP_FORBIDDEN_PACKAGES = /^(@modelcontextprotocol\/|zod(\/|$)|@inquire
 /** Terminal dressing: loaded with await import() only where output goes to a TTY, never statically (--json, pipes and CI never pay for it). */
 const TTY_ONLY_PACKAGES = /^(chalk|ora)$/;
 
+/**
+ * Where the process global may be used (issue 8: no process.* below cli/ and main.ts): the entry
+ * point and main.ts build the Context from it, cli/ wires it; the demo server is its own program.
+ * Everything else takes what it needs from the Context (env, platform, Node version, streams).
+ */
+const PROCESS_ALLOWED = ['bin.ts', 'main.ts', 'cli/', 'demo/'];
+/**
+ * Known debt, listed so that nothing else starts to: this process's pid, start time and liveness
+ * probes for lock ownership and temporary names (vault/, fs/, the sign-in store), the keychain's
+ * platform check (vault/), the node binary the built-in demo server runs with (servers/server-entry.ts).
+ */
+const PROCESS_KNOWN_DEBT = ['vault/', 'fs/', 'connection/oauth-store.ts', 'servers/server-entry.ts'];
+
 /** Only the entry point and the demo server's own process end the process. */
 const PROCESS_EXIT_ALLOWED = ['bin.ts', 'demo/stdio-server.ts'];
 
@@ -296,6 +309,16 @@ function ruleProcessExit(graph) {
   return out;
 }
 
+function ruleProcessGlobal(graph) {
+  const out = [];
+  for (const n of graph.values()) {
+    // tasks/ and protocol/ have their own, stricter rule (purity); process.exit has its own too.
+    if (PURE_DIRS.includes(dirOf(n.rel)) || under(n.rel, PROCESS_ALLOWED) || under(n.rel, PROCESS_KNOWN_DEBT)) continue;
+    for (const line of n.processUses) if (!n.exitCalls.includes(line)) out.push(`${n.rel}:${line} uses the process global (below cli/ and main.ts: take it from the Context)`);
+  }
+  return out;
+}
+
 function ruleResolvable(graph) {
   const out = [];
   for (const n of graph.values()) for (const imp of n.imports) if (imp.unresolved) out.push(`${n.rel}:${imp.line} imports ${imp.spec}, which does not resolve`);
@@ -309,6 +332,7 @@ export const RULES = {
   startup: ruleStartup,
   'tty-only': ruleTtyOnly,
   'process-exit': ruleProcessExit,
+  'process-global': ruleProcessGlobal,
   resolvable: ruleResolvable,
 };
 

@@ -34,6 +34,7 @@ const planted: Record<string, { rule: string; count: number; mentions: RegExp }>
   'startup-prompts': { rule: 'startup', count: 1, mentions: /loads @inquirer\/prompts/ },
   'tty-only': { rule: 'tty-only', count: 1, mentions: /output\/render\.ts:1 imports chalk statically/ },
   'process-exit': { rule: 'process-exit', count: 1, mentions: /app\/report\.ts:1 calls process\.exit/ },
+  'process-global': { rule: 'process-global', count: 1, mentions: /connection\/fetch\.ts:2 uses the process global/ },
   resolvable: { rule: 'resolvable', count: 1, mentions: /\.\/missing\.js/ },
 };
 
