@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ownPid } from '../fs/own-process.js';
 import { CliError } from '../errors.js';
 import { decodeSealed, keyFilePath, loadKey, seal, unseal, VaultKeyError, type KeySource } from '../vault/vault-crypto.js';
 import { Vault, vaultPath } from '../vault/vault.js';
@@ -146,7 +147,7 @@ export function writeSignIn(home: string, record: SignInRecord, env: NodeJS.Proc
     return asVaultError(err, path);
   }
   const file: SealedFile = { format: FORMAT, version: sealed.version, key: source, iv: sealed.iv, tag: sealed.tag, data: sealed.data.toString('base64') };
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${path}.${ownPid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
     writeSync(fd, JSON.stringify(file) + '\n');

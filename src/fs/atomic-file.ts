@@ -3,6 +3,7 @@
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, basename, join } from 'node:path';
+import { ownPid, pidAlive } from './own-process.js';
 
 export interface AtomicWriteOptions {
   /** Where the temp file goes (same file system as `path`); default: beside it. */
@@ -14,7 +15,7 @@ export interface AtomicWriteOptions {
 /** Write `data` to `path` via a temp file in the same directory, fsync, then rename over. */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600, opts: AtomicWriteOptions = {}): void {
   const dir = dirname(path);
-  const tmp = join(opts.tmpDir ?? dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(opts.tmpDir ?? dir, `.${basename(path)}.${ownPid}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', mode);
   try {
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -90,14 +91,6 @@ export class LockUnusableError extends Error {
 
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Run `fn` while holding an exclusive lock file beside `path`.
@@ -184,8 +177,8 @@ export async function holdFileLockAsync(path: string, opts: { timeoutMs?: number
 function placeLock(lockPath: string): boolean {
   // Born complete: the pid goes into a private file which is hard-linked into place, so a holder
   // killed at any moment never leaves an empty, anonymous lock behind.
-  const mine = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(mine, `${process.pid}\n`, { mode: 0o600 });
+  const mine = `${lockPath}.${ownPid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(mine, `${ownPid}\n`, { mode: 0o600 });
   try {
     linkSync(mine, lockPath);
     return true;
@@ -196,7 +189,7 @@ function placeLock(lockPath: string): boolean {
     // No hard links on this file system: exclusive create, then write.
     try {
       const fd = openSync(lockPath, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n`);
+      writeSync(fd, `${ownPid}\n`);
       closeSync(fd);
       return true;
     } catch (e) {
@@ -251,6 +244,6 @@ function removeDeadTemps(path: string): void {
   for (const name of names) {
     const m = name.startsWith(`.${base}.`) ? /^\.[^]*\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name) : name.startsWith(`${base}.lock.`) ? /\.lock\.(\d+)\.[0-9a-f]+$/.exec(name) : null;
     const pid = m ? Number(m[1]) : NaN;
-    if (Number.isInteger(pid) && pid !== process.pid && !pidAlive(pid)) rmSync(join(dir, name), { force: true });
+    if (Number.isInteger(pid) && pid !== ownPid && !pidAlive(pid)) rmSync(join(dir, name), { force: true });
   }
 }

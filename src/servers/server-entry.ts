@@ -2,6 +2,7 @@
 // in clear here: a bearer token is referenced by the name of the variable that holds it.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { nodeBinary } from '../fs/own-process.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { defaultDemoStore } from '../home.js';
 
@@ -77,7 +78,7 @@ export function demoEntry(home: string): StdioServerEntry {
   return {
     name: DEMO_SERVER_NAME,
     transport: 'stdio',
-    command: process.execPath,
+    command: nodeBinary,
     args: [BIN_PATH, 'demo-server', '--stdio', '--store', defaultDemoStore(home)],
     builtin: 'demo',
     idempotencyMeta: 'io.github.mcp-tasks/idempotency-key',

@@ -32,6 +32,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { ownPid } from '../fs/own-process.js';
 import { syncDirectory, writeFileAtomic } from '../fs/atomic-file.js';
 import { taskJson } from '../output/render.js';
 import { safeJson } from '../output/sanitize.js';
@@ -372,7 +373,7 @@ export class ListingIndex {
 
   /** Before a record write: readers read this record from its file until `end`. */
   begin(hop: string): string {
-    const path = join(this.intentsDir, `${hop}.${process.pid}.${randomBytes(4).toString('hex')}`);
+    const path = join(this.intentsDir, `${hop}.${ownPid}.${randomBytes(4).toString('hex')}`);
     this.createIntent(path, (p) => closeSync(openSync(p, 'wx', 0o600)));
     return path;
   }
@@ -382,7 +383,7 @@ export class ListingIndex {
    * costs one file instead of one per record. It appears whole (written aside, then renamed).
    */
   beginMany(hops: string[]): string {
-    const name = `bulk.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const name = `bulk.${ownPid}.${randomBytes(4).toString('hex')}`;
     const path = join(this.intentsDir, name);
     this.createIntent(path, (p) => {
       const tmp = `${p}.tmp`;

@@ -17,6 +17,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ownPid } from '../fs/own-process.js';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, type ListingEntry, type ListingView } from './listing-index.js';
 import { isActivePhase, type VaultPhase, type VaultRecord } from './vault-record.js';
@@ -212,7 +213,7 @@ export class RecordFiles {
 
   /** Seal `rec` into a new temp file (not yet synced): the first half of a create. */
   private stage(rec: VaultRecord, hop: string, sync: boolean): { tmp: string; fd: number } {
-    const tmp = join(this.dir, 't', `.${hop}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const tmp = join(this.dir, 't', `.${hop}.${ownPid}.${randomBytes(4).toString('hex')}.tmp`);
     const bytes = this.seal(rec, hop);
     const fd = openSync(tmp, 'wx', 0o600);
     try {
@@ -412,7 +413,7 @@ export class RecordFiles {
       byFile.set(it.name, group);
     }
     for (const [name, { pid, hops }] of byFile) {
-      if (pid === process.pid || alive(pid)) continue;
+      if (pid === ownPid || alive(pid)) continue;
       // Under each record's lock (a live writer of one of them goes first), one frame for them all.
       const underLocks = (i: number): void => {
         if (i < hops.length) return withLockAt(this.lockPath(hops[i]!), () => underLocks(i + 1), { timeoutMs: 0 });
@@ -592,7 +593,7 @@ export class RecordFiles {
       }
       for (const name of names) {
         const m = /\.(\d+)\.[0-9a-f]+(?:\.tmp)?$/.exec(name);
-        if (m && !name.endsWith('.lock') && Number(m[1]) !== process.pid && !alive(Number(m[1]))) rmSync(join(this.dir, sub, name), { force: true });
+        if (m && !name.endsWith('.lock') && Number(m[1]) !== ownPid && !alive(Number(m[1]))) rmSync(join(this.dir, sub, name), { force: true });
       }
     }
   }

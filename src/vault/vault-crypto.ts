@@ -7,6 +7,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes, scryptSync }
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { osPlatform } from '../fs/own-process.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
 
 export type KeySource = { kind: 'passphrase'; salt: string; N: number } | { kind: 'keychain'; service: string; account: string } | { kind: 'keyfile' };
@@ -32,7 +33,7 @@ function storeInKeychain(home: string, env: NodeJS.ProcessEnv): { source: KeySou
   if (env.MCP_TASKS_NO_KEYCHAIN || env.CI) return undefined;
   // Only keychains that outlive the process: on Linux the binding may fall back to the kernel
   // session keyring, and a key that vanishes at logout would take every handle with it.
-  if (process.platform !== 'darwin' && process.platform !== 'win32') return undefined;
+  if (osPlatform !== 'darwin' && osPlatform !== 'win32') return undefined;
   try {
     // A fresh account per vault: creating a new vault must never overwrite an older vault's key.
     const account = `vault-${createHash('sha256').update(home).digest('hex').slice(0, 12)}-${randomBytes(6).toString('hex')}`;

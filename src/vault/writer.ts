@@ -3,6 +3,7 @@
 // time tells a live writer from an unrelated process that was given the same pid later.
 import { readFileSync } from 'node:fs';
 import type { VaultRecord } from './vault-record.js';
+import { osPlatform, ownPid, ownStartMs, pidAlive } from '../fs/own-process.js';
 
 export interface WriterStamp {
   pid: number;
@@ -21,7 +22,7 @@ export type ProcessProbe = (pid: number) => ProcessInfo | undefined;
 const START_TOLERANCE_MS = 2_000;
 
 export function currentWriter(): WriterStamp {
-  return { pid: process.pid, startedAtMs: Math.round(Date.now() - process.uptime() * 1000) };
+  return { pid: ownPid, startedAtMs: ownStartMs(Date.now()) };
 }
 
 let bootMs: number | undefined;
@@ -45,12 +46,8 @@ function linuxStartMs(pid: number): number | undefined {
 
 /** The system's view of a pid (signal 0: exists; EPERM means it exists but is not ours). */
 export const systemProcessProbe: ProcessProbe = (pid) => {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  const startedAtMs = process.platform === 'linux' ? linuxStartMs(pid) : undefined;
+  if (!pidAlive(pid)) return undefined;
+  const startedAtMs = osPlatform === 'linux' ? linuxStartMs(pid) : undefined;
   return startedAtMs === undefined ? {} : { startedAtMs };
 };
 

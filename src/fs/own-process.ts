@@ -1,0 +1,29 @@
+// What locks, temporary names and the built-in demo server need of the operating system's process
+// table: this process's pid and start time, whether another pid is alive, the platform, the node
+// binary. They are facts of the running process, not of the user's environment (env, argv, stdio,
+// cwd and the clock come from the Context), so below cli/ they are read here and nowhere else
+// (check:architecture holds every other module to that).
+
+/** This process's pid: the owner written into lock files and temporary names. */
+export const ownPid: number = process.pid;
+
+/** When this process started, in ms since the epoch (from its uptime, to within a few ms). */
+export function ownStartMs(now: number): number {
+  return Math.round(now - process.uptime() * 1000);
+}
+
+/** True when a process with this pid exists (signal 0; EPERM: it exists but is not ours). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The operating system this binary runs on. */
+export const osPlatform: NodeJS.Platform = process.platform;
+
+/** The node binary running this process (the built-in demo server is started with the same one). */
+export const nodeBinary: string = process.execPath;
