@@ -5,12 +5,13 @@
 // bundled (fewer files to resolve and read at start-up) except native ones.
 // Type checking is `npm run typecheck` (tsc); the tests compile src/ and test/ with tsc themselves.
 import { build } from 'esbuild';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}build/bundle`;
+const REQUIRE_BANNER = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);";
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -26,8 +27,9 @@ await build({
   chunkNames: '[name]-[hash]',
   // A native addon (loaded through createRequire where the keychain is used).
   external: ['@napi-rs/keyring'],
-  // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins.
-  banner: { js: "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);" },
+  // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins
+  // (through esbuild's __require); kept below only in the chunks that name `require`.
+  banner: { js: REQUIRE_BANNER },
   // The SDK client's Node shim, with its AJV validator loaded on first use (see the module).
   plugins: [
     {
@@ -51,6 +53,19 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+
+// The require() banner stays only in chunks where the word `require` appears after it (esbuild's
+// __require runtime, and chunks that merely mention it in a string or comment: kept, harmlessly).
+// Each createRequire builds a CommonJS Module with its node_modules lookup paths: ~40 of them on
+// every `get`, for the one chunk that can call require().
+for (const name of readdirSync(outdir)) {
+  if (!name.endsWith('.js')) continue;
+  const file = `${outdir}/${name}`;
+  const text = readFileSync(file, 'utf8');
+  if (!text.startsWith(`${REQUIRE_BANNER}\n`)) throw new Error(`${name}: the build's require() banner is missing`);
+  const body = text.slice(REQUIRE_BANNER.length + 1);
+  if (!/\brequire\b/.test(body)) writeFileSync(file, body);
+}
 
 // The help snapshot (src/cli/help-snapshot.ts): every command's --help as commander prints it,
 // rendered here from the same program definition, so `mcp-tasks --help` can print it without
