@@ -51,6 +51,10 @@ await build({
     },
   ],
   legalComments: 'none',
+  // Whitespace and comments out (names kept: a -v stack trace still names its functions, at line 1
+  // and a column): a quarter less source for V8 to hold per start, -1.5 MB peak RSS of `get` on
+  // Node 22 and 24, CPU unchanged. Renaming identifiers too saved nothing more.
+  minifyWhitespace: true,
   logLevel: 'warning',
 });
 
