@@ -1,11 +1,12 @@
-// The fetch the SDK's HTTP transport gets on Node 20: a request over node:http / node:https that
-// resolves to a standard global `Response` whose body is a web stream (Readable.toWeb), so the
-// SDK reads JSON and SSE from it as from any fetch. Why: on Node 20 the first undici connection
-// compiles llhttp's WebAssembly, about 120 ms of CPU and 30 MB of peak RSS per process, more than
-// the rest of a `get`'s request; Headers and Response alone (undici's JS, which the SDK loads
-// anyway) cost a fraction of that. Node 22+ caches that compilation, so there the global fetch
-// stays. No library does this: node-fetch's Response is its own class with a Node stream body,
-// undici (the package) parses with the same llhttp WebAssembly.
+// The fetch the SDK's HTTP transport gets: a request over node:http / node:https that resolves to
+// a standard global `Response` whose body is a web stream (Readable.toWeb), so the SDK reads JSON
+// and SSE from it as from any fetch. Why: on Node 20 the first undici connection compiles llhttp's
+// WebAssembly, about 120 ms of CPU and 30 MB of peak RSS per process, more than the rest of a
+// `get`'s request; Headers and Response alone (undici's JS, which the SDK loads anyway) cost a
+// fraction of that. On Node 22 and 24 undici's connection costs less, but still 0.8 MB (22) and
+// 1.3 MB (24) of a `get`'s peak RSS, CPU unchanged (npm run bench; README, Performance). No
+// library does this: node-fetch's Response is its own class with a Node stream body, undici (the
+// package) parses with the same llhttp WebAssembly.
 //
 // Only what the transport sends takes this path: string or URL input, a string, bytes or
 // URLSearchParams body, and redirect 'manual' or 'error' (the SDK follows redirects itself, within
@@ -50,7 +51,7 @@ export const nodeHttpFetch: Fetch = async (input, init) => {
   const body = bodyOf(init?.body);
   const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || redirect === 'follow' || !body || init?.window !== undefined) return fetch(input, init);
-  // Loaded on first use, not at the top: Node 22+ never run this, and an http:// server never needs node:https.
+  // Loaded on first use, not at the top: an http:// server never needs node:https, a stdio one neither.
   const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   const signal = init?.signal ?? undefined;
   if (signal?.aborted) throw abortReason(signal);
@@ -125,7 +126,10 @@ export const nodeHttpFetch: Fetch = async (input, init) => {
   });
 };
 
-/** The fetch the HTTP transport uses on a Node line (`nodeVersion`: the Context's, read in bin.ts). */
-export function transportFetch(nodeVersion: string): Fetch {
-  return Number(nodeVersion.split('.')[0]) < 22 ? nodeHttpFetch : fetch;
+/**
+ * The fetch the HTTP transport uses: the node:http one on every Node line (`_nodeVersion`, the
+ * Context's, read in bin.ts, stays the seam should a line's undici fetch ever pay for itself).
+ */
+export function transportFetch(_nodeVersion: string): Fetch {
+  return nodeHttpFetch;
 }
