@@ -3,7 +3,6 @@
 import nodeModule from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { registerChunkResolve } from './chunk-resolve.js';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 12)) {
@@ -28,9 +27,6 @@ if (typeof nodeModule.enableCompileCache === 'function') {
     /* no cache: start-up is slower, nothing else changes */
   }
 }
-
-// The bundle's chunks find each other without the default resolver's filesystem work (see the module).
-registerChunkResolve(nodeModule, new URL('../build/bundle/', import.meta.url).href);
 
 import('../build/bundle/bin.js').catch((err) => {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('build/bundle/bin.js')) {

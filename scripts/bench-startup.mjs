@@ -173,7 +173,7 @@ export async function benchStartup({ runs = Number(process.env.BENCH_RUNS ?? 15)
       const helpTarget = node22Plus ? 2 : 1.5;
       console.log(`\n${line.label}`);
       console.log(`  node -e 0                          ${fmt(m.nodeFloor)}`);
-      console.log(`  node -e 'new Headers()'            ${fmt(m.headers)}   (undici's JS without a connection; get's fetch on Node 20 is node:http)`);
+      console.log(`  node -e 'new Headers()'            ${fmt(m.headers)}   (undici's JS without a connection; get's fetch is node:http)`);
       console.log(`  bare node:http tasks/get (floor)   ${fmt(m.httpFloor)}`);
       console.log(`  bare fetch tasks/get (floor)       ${fmt(m.fetchFloor)}`);
       console.log(`  mcp-tasks get <ref>                ${fmt(m.get)}   ${(m.get / m.fetchFloor).toFixed(2)}× fetch, ${(m.get / m.httpFloor).toFixed(2)}× node:http   ${verdict(m.get / m.fetchFloor, getTarget)}`);

@@ -1,5 +1,7 @@
 // The only exit point: everything else returns an exit code.
 import { readFileSync } from 'node:fs';
+import nodeModule from 'node:module';
+import { registerChunkResolve } from './bundle-resolve.js';
 import { printSnapshotHelp } from './cli/fast-help.js';
 
 // A reader that goes away (`mcp-tasks list | head`) is not an error worth a stack trace.
@@ -40,6 +42,8 @@ const script = process.argv[1] ? { script: process.argv[1] } : {};
 if (process.env.MCP_TASKS_TIMING !== '1' && printSnapshotHelp(argv, { stdout: process.stdout, env: process.env, ...script }, new URL('./help-snapshot.json', import.meta.url))) {
   process.exitCode = 0;
 } else {
+  // The chunks main needs find each other without the default resolver's filesystem work (see the module).
+  registerChunkResolve(nodeModule, new URL('./', import.meta.url).href);
   const { main } = await import('./main.js');
   process.exitCode = await main(argv, {
     stdout: process.stdout,

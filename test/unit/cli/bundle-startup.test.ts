@@ -1,5 +1,5 @@
-// What keeps the bundle's start-up light (peak RSS of `get`, README: Performance): the launcher's
-// resolve hook for the bundle's own chunks (bin/chunk-resolve.js) and the require() banner only in
+// What keeps the bundle's start-up light (peak RSS of `get`, README: Performance): bin.ts's
+// resolve hook for the bundle's own chunks (src/bundle-resolve.ts) and the require() banner only in
 // the chunks that can call require (scripts/build.mjs). Runs against the built bundle (`npm run build`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,21 +9,14 @@ import nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chunkResolver } from '../../../src/bundle-resolve.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const bundle = join(root, 'build', 'bundle');
 const bundleUrl = pathToFileURL(`${bundle}/`).href;
 
-type Resolved = { url: string; format?: string; shortCircuit?: boolean };
-type Resolve = (specifier: string, context: { parentURL?: string }, next: (specifier: string, context: { parentURL?: string }) => Resolved) => Resolved;
-
-async function chunkResolver(dir: string): Promise<Resolve> {
-  const mod = (await import(pathToFileURL(join(root, 'bin', 'chunk-resolve.js')).href)) as { chunkResolver: (dir: string) => Resolve };
-  return mod.chunkResolver(dir);
-}
-
-test('a sibling chunk imported from inside the bundle resolves to its URL without the default resolver', async () => {
-  const resolve = await chunkResolver(bundleUrl);
+test('a sibling chunk imported from inside the bundle resolves to its URL without the default resolver', () => {
+  const resolve = chunkResolver(bundleUrl);
   const next = (specifier: string) => ({ url: `next:${specifier}` });
   assert.deepEqual(resolve('./chunk-ABC123.js', { parentURL: `${bundleUrl}get-XYZ.js` }, next), { url: `${bundleUrl}chunk-ABC123.js`, format: 'module', shortCircuit: true });
   // Anything else is the default resolver's: built-ins, packages, other directories, other parents.
@@ -41,31 +34,38 @@ test('a sibling chunk imported from inside the bundle resolves to its URL withou
   }
 });
 
-test('the launcher links the bundle without a filesystem resolution per chunk where Node has module.registerHooks', () => {
-  // Counts path.resolve calls on bundle chunk paths: the default resolver makes two per chunk
-  // import (realpathSync and pathToFileURL); bin.js itself, imported from bin/, still takes it.
+test('past plain help, the bundle links its chunks without a filesystem resolution each where Node has module.registerHooks', () => {
+  // Records the chunk paths the default resolver works on (its realpathSync and pathToFileURL both
+  // call path.resolve): with the hook, only bin.js and the chunks bin.js imports statically (loaded
+  // before the hook is registered); main's chunk and everything after it, never.
   const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-bundle-startup-'));
-  const preload = join(dir, 'count-resolves.cjs');
+  const preload = join(dir, 'record-resolves.cjs');
   writeFileSync(
     preload,
     `const path = require('path');
 const resolve = path.resolve;
-let chunks = 0;
+const seen = new Set();
 path.resolve = function (...args) {
-  const p = String(args[args.length - 1] ?? '');
-  if (/[\\\\/]build[\\\\/]bundle[\\\\/][\\w.-]+\\.js$/.test(p) && !/[\\\\/]bin\\.js$/.test(p)) chunks++;
+  const m = /[\\/]build[\\/]bundle[\\/]([\\w.-]+\\.js)$/.exec(String(args[args.length - 1] ?? ''));
+  if (m) seen.add(m[1]);
   return resolve.apply(this, args);
 };
-process.on('exit', () => process.stderr.write('chunk-resolutions=' + chunks + '\\n'));
+process.on('exit', () => process.stderr.write('default-resolved=' + [...seen].join(',') + '\\n'));
 `,
   );
   const r = spawnSync(process.execPath, ['-r', preload, join(root, 'bin', 'mcp-tasks.js'), '--version'], { encoding: 'utf8', env: { ...process.env, MCP_TASKS_HOME: dir, NO_COLOR: '1' } });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^mcp-tasks /);
-  const count = Number(/chunk-resolutions=(\d+)/.exec(r.stderr)?.[1]);
-  if (typeof (nodeModule as { registerHooks?: unknown }).registerHooks === 'function') assert.equal(count, 0, 'no chunk went through the default resolver');
-  // Node 20 (no registerHooks): the default resolver, whose path work the count sees.
-  else assert.ok(count > 0, `the default resolver resolved the chunks (${count})`);
+  const resolved = (/default-resolved=(.*)/.exec(r.stderr)?.[1] ?? '').split(',').filter(Boolean);
+  const binImports = new Set([...readFileSync(join(bundle, 'bin.js'), 'utf8').matchAll(/(?:from|import)\s*"\.\/([\w.-]+\.js)"/g)].map((m) => m[1]));
+  assert.ok(resolved.includes('bin.js'), `the launcher's import of bin.js is the default resolver's (${resolved.join(' ')})`);
+  const main = resolved.filter((f) => f.startsWith('main-'));
+  if (typeof (nodeModule as { registerHooks?: unknown }).registerHooks === 'function') {
+    assert.deepEqual(resolved.filter((f) => f !== 'bin.js' && !binImports.has(f)), [], 'no chunk past bin.js\'s own imports went through the default resolver');
+  } else {
+    // Node 20 (no registerHooks): the default resolver, whose path work the record sees.
+    assert.equal(main.length, 1, `the default resolver resolved main's chunk (${resolved.join(' ')})`);
+  }
 });
 
 test('the require() banner is only in the chunks that name require, and in the one with esbuild\'s __require', () => {
