@@ -181,7 +181,7 @@ export async function benchStartup({ runs = Number(process.env.BENCH_RUNS ?? 15)
       console.log(`  mcp-tasks --help                   ${fmt(m.help)}   ${(m.help / m.nodeFloor).toFixed(2)}× node -e 0   ${verdict(m.help / m.nodeFloor, helpTarget)}`);
       const rss = median(Array.from({ length: 5 }, () => peakRssMb(n, [bin, 'get', 'get'], env)));
       const floorRss = median(Array.from({ length: 5 }, () => peakRssMb(n, [fetchFloor, demo.url, created.taskId], env)));
-      console.log(`  OS peak RSS of get                 ${rss.toFixed(0).padStart(5)} MB   ${rss <= 80 ? 'ok (target ≤ 80 MB)' : 'OVER target 80 MB'}; the fetch floor ${floorRss.toFixed(0)} MB   (${gnuTime ? 'GNU time' : "the child's getrusage at exit"}, medians of 5)`);
+      console.log(`  OS peak RSS of get                 ${rss.toFixed(1).padStart(5)} MB   ${rss <= 80 ? 'ok (target ≤ 80 MB)' : 'OVER target 80 MB'}; the fetch floor ${floorRss.toFixed(1)} MB   (${gnuTime ? 'GNU time' : "the child's getrusage at exit"}, medians of 5)`);
       if (mcpdo) await benchMcpdo({ mcpdo, node: n, env, url: demo.url, taskId: created.taskId, runs, get: cases.get, work });
     }
   } finally {
