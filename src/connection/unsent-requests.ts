@@ -4,7 +4,7 @@
 // never "in doubt". Node's fetch (undici) says so on its diagnostics channels: a request is
 // created, then `undici:client:sendHeaders` is published right before its first byte is written.
 // A request whose creation was seen and whose headers were never sent was not written. The
-// node:http fetch of Node 20 reports the same two moments (currentAttempt). Anything
+// node:http fetch the transport uses (node-http-fetch.ts) reports the same two moments (currentAttempt). Anything
 // not seen (another fetch, a channel renamed) counts as possibly sent, so this only ever narrows
 // "in doubt" where it is certain.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -38,7 +38,7 @@ function listen(): void {
 }
 
 /**
- * The attempt under way, for a fetch that is not undici's (node-http-fetch.ts on Node 20): it says
+ * The attempt under way, for a fetch that is not undici's (node-http-fetch.ts): it says
  * itself when its request was created and when a byte of it could first have left.
  */
 export const currentAttempt = (): Attempt | undefined => current.getStore();
