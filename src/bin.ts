@@ -52,7 +52,6 @@ if (process.env.MCP_TASKS_TIMING !== '1' && printSnapshotHelp(argv, { stdout: pr
     readStdin: () => readFileSync(0, 'utf8'),
     env: process.env,
     platform: process.platform,
-    nodeVersion: process.versions.node,
     interrupt: controller.signal,
     ...script,
   });

@@ -42,8 +42,6 @@ export interface Context {
   stderr: Output;
   terminal: Terminal;
   platform: NodeJS.Platform;
-  /** The running Node.js version (process.versions.node): the HTTP transport's fetch depends on it. */
-  nodeVersion: string;
   env: NodeJS.ProcessEnv;
   home: string;
   json: boolean;
@@ -82,8 +80,6 @@ export interface ProcessIO {
   readStdin: () => string;
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
-  /** process.versions.node */
-  nodeVersion: string;
   interrupt: AbortSignal;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -162,7 +158,6 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
     stderr: { write: (t) => void io.stderr.write(t), isTTY: Boolean(io.stderr.isTTY) },
     terminal: { stream: io.stderr, isTTY: Boolean(io.stderr.isTTY), columns: () => io.stderr.columns || 80 },
     platform: io.platform,
-    nodeVersion: io.nodeVersion,
     env,
     home: resolveHome(opts.home, env, io.platform),
     json,

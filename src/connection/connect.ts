@@ -18,7 +18,7 @@ import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/
 import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
 import { retryAfterFetch } from './retry-after.js';
 import { boundedFetch } from './bounded-fetch.js';
-import { transportFetch } from './node-http-fetch.js';
+import { nodeHttpFetch } from './node-http-fetch.js';
 import { unsentTrackingFetch } from './unsent-requests.js';
 import { VERSION } from '../version.js';
 
@@ -83,8 +83,6 @@ export interface Connection {
 
 export interface ConnectOptions {
   env: NodeJS.ProcessEnv;
-  /** The running Node.js version (the Context's): picks the HTTP transport's fetch. */
-  nodeVersion: string;
   timeoutMs?: number;
   /** Extra capabilities declared besides the tasks extension (elicitation, sampling, roots). */
   capabilities?: Record<string, unknown>;
@@ -214,7 +212,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       const token = bearerToken(entry, opts.env);
       // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error; every
       // answer is read within size bounds (bounded-fetch.ts).
-      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, unsentTrackingFetch(transportFetch(opts.nodeVersion), unsent), (id, err) => requestFaults.fail?.(id, err)));
+      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, unsentTrackingFetch(nodeHttpFetch, unsent), (id, err) => requestFaults.fail?.(id, err)));
       const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
       transport = opts.httpTransport && !token
         ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })

@@ -125,11 +125,3 @@ export const nodeHttpFetch: Fetch = async (input, init) => {
     req.end(body.bytes);
   });
 };
-
-/**
- * The fetch the HTTP transport uses: the node:http one on every Node line (`_nodeVersion`, the
- * Context's, read in bin.ts, stays the seam should a line's undici fetch ever pay for itself).
- */
-export function transportFetch(_nodeVersion: string): Fetch {
-  return nodeHttpFetch;
-}

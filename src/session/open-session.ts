@@ -72,7 +72,6 @@ async function connectServer(ctx: Context, entry: ServerEntry, opts: OpenOptions
   const conn = await connect(entry, {
     ...(httpTransport ? { httpTransport } : {}),
     env,
-    nodeVersion: ctx.nodeVersion,
     ...(opts.fresh ? { fresh: true } : {}),
     ...(opts.resume?.sessionId ? { resume: { protocolVersion: opts.resume.protocolVersion, sessionId: opts.resume.sessionId } } : {}),
     debug: (l) => ctx.debug(l),

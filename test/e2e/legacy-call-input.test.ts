@@ -101,7 +101,7 @@ test('2025-11-25 plain call through the session: an input round answers the open
   });
   t.after(() => proxy.close());
   const entry = { name: 'ev', transport: 'http', url: proxy.url } as ServerEntry;
-  const session = await openLegacySession(entry, { env: process.env, nodeVersion: process.versions.node }, { serverName: 'ev', serveInput: true });
+  const session = await openLegacySession(entry, { env: process.env }, { serverName: 'ev', serveInput: true });
   t.after(() => session.close());
   const first = await session.callTool({ name: TOOL, arguments: {} });
   assert.equal(first.kind, 'input_required');

@@ -230,7 +230,6 @@ export async function inProcessCli(args: string[], opts: RunOptions = {}): Promi
     readStdin: () => opts.input ?? '',
     env: childEnv(home, opts.env),
     platform: process.platform,
-    nodeVersion: process.versions.node,
     interrupt: interrupt.signal,
     script: BIN,
   });

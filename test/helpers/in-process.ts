@@ -93,7 +93,6 @@ export async function runInProcess(argv: string[], opts: InProcessOptions = {}):
     readStdin: () => opts.stdin ?? '',
     env,
     platform: process.platform,
-    nodeVersion: process.versions.node,
     interrupt: opts.interrupt ?? new AbortController().signal,
     ...(opts.clock ? { now: opts.clock.now, sleep: opts.clock.sleep } : {}),
     ...(opts.prompter ? { prompter: opts.prompter } : {}),

@@ -87,7 +87,7 @@ export function storedRecord(h: TestHome, match: (r: VaultRecord) => boolean): V
  */
 export async function clarificationKey(server: RunningServer, topic: string): Promise<string> {
   const entry = { name: 'probe', transport: 'http', url: server.url } as ServerEntry;
-  const session = await openLegacySession(entry, { env: process.env, nodeVersion: process.versions.node }, { serverName: 'probe', serveInput: true });
+  const session = await openLegacySession(entry, { env: process.env }, { serverName: 'probe', serveInput: true });
   try {
     const created = await session.callTool({ name: 'simulate-research-query', arguments: { topic, ambiguous: true } });
     const taskId = created.kind === 'task' ? created.task.taskId : assert.fail('expected a task');

@@ -12,7 +12,7 @@ import { startEverythingServer } from '../helpers/third-party-http.js';
 
 
 async function open(t: { after(fn: () => unknown): void }, entry: ServerEntry, opts: Parameters<typeof openLegacySession>[2] = { serverName: entry.name }) {
-  const session = await openLegacySession(entry, { env: process.env, nodeVersion: process.versions.node }, opts);
+  const session = await openLegacySession(entry, { env: process.env }, opts);
   t.after(() => session.close());
   return session;
 }

@@ -15,7 +15,7 @@ import { startMcpFrameworkServer } from '../helpers/third-party-http.js';
 test('mcp-framework: an optional-task tool runs as a task; another session reaches it; list, cancel, and a tool error is exit 4', async (t) => {
   const server = await startMcpFrameworkServer(t);
   const entry = { name: 'fw', transport: 'http', url: server.url } as ServerEntry;
-  const first = await openLegacySession(entry, { env: process.env, nodeVersion: process.versions.node }, { serverName: 'fw' });
+  const first = await openLegacySession(entry, { env: process.env }, { serverName: 'fw' });
   t.after(() => first.close());
   assert.deepEqual((await first.listTools()).map((x) => [x.name, x.execution?.taskSupport]), [['slow_echo', 'optional']]);
   assert.ok(first.taskCapabilities?.cancel && first.listTasks);
@@ -24,7 +24,7 @@ test('mcp-framework: an optional-task tool runs as a task; another session reach
   const taskId = created.kind === 'task' ? created.task.taskId : assert.fail('an optional-task tool is called as a task where tasks are advertised');
   await first.close();
 
-  const second = await openLegacySession(entry, { env: process.env, nodeVersion: process.versions.node }, { serverName: 'fw' });
+  const second = await openLegacySession(entry, { env: process.env }, { serverName: 'fw' });
   t.after(() => second.close());
   assert.notEqual(second.resumeState().sessionId, first.resumeState().sessionId, 'a new session');
   const page = await second.listTasks!();

@@ -14,7 +14,7 @@ import { startSdkTaskInteractiveServer } from '../helpers/third-party-http.js';
 test('SDK 1.x simpleTaskInteractive: an elicitation and a sampling request inside tasks, answered', async (t) => {
   const server = await startSdkTaskInteractiveServer(t);
   const entry = { name: 'sdk1', transport: 'http', url: server.url } as ServerEntry;
-  const session = await openLegacySession(entry, { env: process.env, nodeVersion: process.versions.node }, { serverName: 'sdk1', serveInput: true });
+  const session = await openLegacySession(entry, { env: process.env }, { serverName: 'sdk1', serveInput: true });
   t.after(() => session.close());
   assert.equal(session.tasksAdvertised, true);
   assert.equal(session.listTasks, undefined, 'no tasks/list where capabilities.tasks.list is not advertised');

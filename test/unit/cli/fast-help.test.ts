@@ -25,7 +25,7 @@ function sink(isTTY = false, columns?: number) {
 async function viaCommander(argv: string[], env: NodeJS.ProcessEnv, script: string | undefined): Promise<string> {
   const out = sink();
   const err = sink();
-  const io: ProcessIO = { stdout: out.stream, stderr: err.stream, stdinIsTTY: false, readStdin: () => '', env, platform: process.platform, nodeVersion: process.versions.node, interrupt: new AbortController().signal, ...(script ? { script } : {}) };
+  const io: ProcessIO = { stdout: out.stream, stderr: err.stream, stdinIsTTY: false, readStdin: () => '', env, platform: process.platform, interrupt: new AbortController().signal, ...(script ? { script } : {}) };
   const code = await main(argv, io);
   assert.equal(code, 0, `main ${argv.join(' ')} exits 0`);
   assert.equal(err.text(), '', `main ${argv.join(' ')} prints nothing on stderr`);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { nodeHttpFetch, transportFetch } from '../../../src/connection/node-http-fetch.js';
+import { nodeHttpFetch } from '../../../src/connection/node-http-fetch.js';
 import { boundedFetch, RESPONSE_BOUNDS, ResponseTooLargeError } from '../../../src/connection/bounded-fetch.js';
 import { deadUrl } from '../../helpers/cli.js';
 
@@ -219,6 +219,3 @@ test('the size bounds hold over it: one SSE event past its bound, a JSON body pa
   }
 });
 
-test('it is the transport\'s fetch on every Node line', () => {
-  for (const line of ['20.12.0', '22.1.0', '24.0.0', process.versions.node]) assert.equal(transportFetch(line), nodeHttpFetch, line);
-});

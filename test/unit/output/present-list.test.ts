@@ -23,7 +23,7 @@ function captured(home: string, json: boolean) {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const stream = (into: Buffer[]) => ({ isTTY: false, write: (t: string | Uint8Array) => (into.push(Buffer.from(t)), true), on: () => undefined, once: () => undefined }) as unknown as NodeJS.WriteStream;
-  const io: ProcessIO = { stdout: stream(out), stderr: stream(err), stdinIsTTY: false, readStdin: () => '', env: { ...ENV }, platform: process.platform, nodeVersion: process.versions.node, interrupt: new AbortController().signal };
+  const io: ProcessIO = { stdout: stream(out), stderr: stream(err), stdinIsTTY: false, readStdin: () => '', env: { ...ENV }, platform: process.platform, interrupt: new AbortController().signal };
   return { ctx: buildContext({ json, home }, io), writes: out, stdout: () => Buffer.concat(out).toString('utf8'), stderr: () => Buffer.concat(err).toString('utf8') };
 }
 
