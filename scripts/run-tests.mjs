@@ -1,7 +1,7 @@
 // Runs every compiled test file with Node's built-in runner (Node 20 has no glob support in
 // `node --test`), then prints one closing line `N passed, M failed` for CI.
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const root = new URL('../build/test/', import.meta.url).pathname;
@@ -37,8 +37,62 @@ const rank = (f) => {
   const i = LONG_FIRST.findIndex((l) => f.includes(`/${l}.test.js`));
   return i === -1 ? LONG_FIRST.length : i;
 };
-const ordered = files.filter((f) => !ALONE.test(f)).sort((a, b) => rank(a) - rank(b));
-const batches = [ordered, files.filter((f) => ALONE.test(f))].filter((b) => b.length);
+
+// Unit and in-process test files share processes, a few files to each: one Node process per file
+// spent 0.5–0.8 s of CPU loading src, the SDK and zod again for tests that then ran in
+// milliseconds. node:test runs the files of one process one test at a time, in import order.
+// A file keeps its own process when sharing could change what it tests or how a failure reads:
+// - it uses the seeded random source (test/helpers/seeded.ts, directly or through a helper): the
+//   seed is one per process and printed for the process, so it names the one file to replay;
+// - it has top-level hooks (before/after/beforeEach/afterEach), which would apply to the other
+//   files' tests too;
+// - it is outside test/unit and test/in-process (those spawn CLIs and servers, and set no
+//   process-wide state, so a process of their own costs them little; they also run long).
+// Such a process's entry is build/test-groups/shared-<n>.test.js (its member files are listed in
+// it; `node --test` on it runs them again together).
+const SHARED_GROUPS = 3;
+const importsOf = new Map();
+function relativeImports(file) {
+  if (!importsOf.has(file)) {
+    const src = readFileSync(file, 'utf8');
+    const specs = [...src.matchAll(/(?:^|[\s;])(?:import|export)\b[^'"]*?['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => resolve(dirname(file), m[1]));
+    importsOf.set(file, { src, specs });
+  }
+  return importsOf.get(file);
+}
+function reaches(file, target, seen = new Set()) {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  return relativeImports(file).specs.some((d) => d === target || (d.endsWith('.js') && reaches(d, target, seen)));
+}
+const seededModule = join(root, 'helpers', 'seeded.js');
+const shares = (f) =>
+  /^(unit|in-process)\//.test(relative(root, f)) && !reaches(f, seededModule) && !/^(before|after|beforeEach|afterEach)\(/m.test(relativeImports(f).src);
+const alone = files.filter((f) => ALONE.test(f));
+const sharing = files.filter((f) => !ALONE.test(f) && shares(f));
+const own = files.filter((f) => !ALONE.test(f) && !shares(f));
+// Balanced by size (the largest file first into the smallest group): deterministic, so a group
+// is the same set of files on every run.
+const groupsDir = new URL('../build/test-groups/', import.meta.url).pathname;
+rmSync(groupsDir, { recursive: true, force: true });
+const groups = Array.from({ length: Math.min(SHARED_GROUPS, sharing.length) }, () => ({ size: 0, members: [] }));
+for (const f of [...sharing].sort((a, b) => statSync(b).size - statSync(a).size || a.localeCompare(b))) {
+  const g = groups.reduce((min, x) => (x.size < min.size ? x : min));
+  g.size += statSync(f).size;
+  g.members.push(f);
+}
+const groupEntries = groups.map((g, i) => {
+  const entry = join(groupsDir, `shared-${i + 1}.test.js`);
+  mkdirSync(groupsDir, { recursive: true });
+  const lines = g.members.sort().map((m) => `import ${JSON.stringify(`./${relative(groupsDir, m)}`)};`);
+  writeFileSync(entry, `// Written by scripts/run-tests.mjs: these test files share one process.\n${lines.join('\n')}\n`);
+  return entry;
+});
+// The shared processes start right after the known long files (each runs a few files' worth).
+const byRank = own.sort((a, b) => rank(a) - rank(b));
+const firstUnranked = byRank.findIndex((f) => rank(f) === LONG_FIRST.length);
+const ordered = firstUnranked === -1 ? [...byRank, ...groupEntries] : [...byRank.slice(0, firstUnranked), ...groupEntries, ...byRank.slice(firstUnranked)];
+const batches = [ordered, alone].filter((b) => b.length);
 
 // The tests' temporary directories (homes, vaults, stores) go to a RAM file system where there is
 // one (/dev/shm on Linux), unless MCP_TASKS_TEST_TMPDIR names a directory: the vault fsyncs every
