@@ -7,7 +7,7 @@
 // time (18 s of CPU); this takes under a second.
 import { build } from 'esbuild';
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
