@@ -1,11 +1,12 @@
 // Runs every compiled test file with Node's built-in runner (Node 20 has no glob support in
 // `node --test`), then prints one closing line `N passed, M failed` for CI.
-import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const root = new URL('../build/test/', import.meta.url).pathname;
-const only = process.argv.slice(2);
+const listOnly = process.argv.includes('--list');
+const only = process.argv.slice(2).filter((a) => a !== '--list');
 const files = [];
 (function walk(dir) {
   for (const name of readdirSync(dir).sort()) {
@@ -37,8 +38,87 @@ const rank = (f) => {
   const i = LONG_FIRST.findIndex((l) => f.includes(`/${l}.test.js`));
   return i === -1 ? LONG_FIRST.length : i;
 };
-const ordered = files.filter((f) => !ALONE.test(f)).sort((a, b) => rank(a) - rank(b));
-const batches = [ordered, files.filter((f) => ALONE.test(f))].filter((b) => b.length);
+
+// Test files share processes, a few files to each: a process per file spent its start (Node,
+// node:test, then src, the SDK and zod loaded again) on files whose tests then took milliseconds
+// of CPU, or waited on servers. node:test runs the files of one process one test at a time, in
+// import order. A file keeps a process of its own when sharing could change what it tests or how
+// a failure reads:
+// - it uses the seeded random source (test/helpers/seeded.ts, directly or through a helper): the
+//   seed is one per process and printed when the process fails, naming that one file to replay;
+// - it has top-level hooks (before/after/beforeEach/afterEach), which would apply to the other
+//   files' tests too, or uses node:test's mocks;
+// - it is one of the long files above (they start first, beside everything else).
+// The rest of test/unit and test/in-process share three processes; end-to-end and integration
+// files share eight (their cases spawn servers and CLIs and run for seconds, so fewer to a process).
+// A shared process's entry is build/test-groups/<kind>-<n>.test.js, which lists its files;
+// `node --test` on it runs them together again.
+const SHARED_GROUPS = { unit: 3, e2e: 8 };
+const importsOf = new Map();
+function relativeImports(file) {
+  if (!importsOf.has(file)) {
+    const src = readFileSync(file, 'utf8');
+    const specs = [...src.matchAll(/(?:^|[\s;])(?:import|export)\b[^'"]*?['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => resolve(dirname(file), m[1]));
+    importsOf.set(file, { src, specs });
+  }
+  return importsOf.get(file);
+}
+function reaches(file, target, seen = new Set()) {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  return relativeImports(file).specs.some((d) => d === target || (d.endsWith('.js') && reaches(d, target, seen)));
+}
+const seededModule = join(root, 'helpers', 'seeded.js');
+/** The kind of shared process a file can run in, or undefined when it keeps its own. */
+function sharedKind(f) {
+  if (ALONE.test(f) || rank(f) < LONG_FIRST.length || reaches(f, seededModule)) return undefined;
+  const { src } = relativeImports(f);
+  if (/^(before|after|beforeEach|afterEach)\(/m.test(src) || /\bmock\b/.test(src)) return undefined;
+  const dir = relative(root, f).split('/')[0];
+  return dir === 'unit' || dir === 'in-process' ? 'unit' : dir === 'e2e' || dir === 'integration' ? 'e2e' : undefined;
+}
+const alone = files.filter((f) => ALONE.test(f));
+const own = files.filter((f) => !ALONE.test(f) && !sharedKind(f));
+// Balanced by size (the largest file first into the smallest group): deterministic, so a group
+// is the same set of files on every run.
+const groupsDir = new URL('../build/test-groups/', import.meta.url).pathname;
+rmSync(groupsDir, { recursive: true, force: true });
+const groupEntries = Object.entries(SHARED_GROUPS).flatMap(([kind, count]) => {
+  const sharing = files.filter((f) => sharedKind(f) === kind);
+  const groups = Array.from({ length: Math.min(count, sharing.length) }, () => ({ size: 0, members: [] }));
+  for (const f of [...sharing].sort((a, b) => statSync(b).size - statSync(a).size || a.localeCompare(b))) {
+    const g = groups.reduce((min, x) => (x.size < min.size ? x : min));
+    g.size += statSync(f).size;
+    g.members.push(f);
+  }
+  return groups.map((g, i) => {
+    const entry = join(groupsDir, `${kind}-${i + 1}.test.js`);
+    mkdirSync(groupsDir, { recursive: true });
+    const lines = g.members.sort().map((m) => `import ${JSON.stringify(`./${relative(groupsDir, m)}`)};`);
+    writeFileSync(entry, `// Written by scripts/run-tests.mjs: these test files share one process.\n${lines.join('\n')}\n`);
+    return entry;
+  });
+});
+// The shared end-to-end processes run about as long as the long files: they start first, taking
+// turns with them; the shared unit processes start after them.
+const byRank = own.sort((a, b) => rank(a) - rank(b));
+const isE2eGroup = (g) => g.includes('/e2e-');
+const long = byRank.filter((f) => rank(f) < LONG_FIRST.length);
+const e2eGroups = groupEntries.filter(isE2eGroup);
+const ordered = [
+  ...Array.from({ length: Math.max(long.length, e2eGroups.length) }, (_, i) => [long[i], e2eGroups[i]]).flat().filter(Boolean),
+  ...groupEntries.filter((g) => !isE2eGroup(g)),
+  ...byRank.filter((f) => rank(f) === LONG_FIRST.length),
+];
+const batches = [ordered, alone].filter((b) => b.length);
+if (listOnly) {
+  // --list: the processes this run would start, in order, and the files each one runs.
+  for (const f of [...ordered, ...alone]) {
+    console.log(relative(root, f));
+    if (f.startsWith(groupsDir)) for (const m of readFileSync(f, 'utf8').matchAll(/^import "(.+)";$/gm)) console.log(`  ${relative(root, resolve(groupsDir, m[1]))}`);
+  }
+  process.exit(0);
+}
 
 // The tests' temporary directories (homes, vaults, stores) go to a RAM file system where there is
 // one (/dev/shm on Linux), unless MCP_TASKS_TEST_TMPDIR names a directory: the vault fsyncs every

@@ -3,8 +3,7 @@
 // default"): it binds every listen(port) to 127.0.0.1 on an ephemeral port and reports the real
 // port on stderr, so tests never depend on a fixed port.
 import net from 'node:net';
-
-export const PORT_LINE_PREFIX = 'MCP_TASKS_TEST_LISTENING=';
+import { PORT_LINE_PREFIX } from './port-line.js';
 
 const originalListen = net.Server.prototype.listen;
 net.Server.prototype.listen = function listenOnLoopback(this: net.Server, ...args: unknown[]) {

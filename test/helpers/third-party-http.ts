@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { PORT_LINE_PREFIX } from './listen-on-loopback.js';
+import { PORT_LINE_PREFIX } from './port-line.js';
 
 const require = createRequire(import.meta.url);
 const PRELOAD = fileURLToPath(new URL('./listen-on-loopback.js', import.meta.url));
