@@ -1,4 +1,5 @@
-// Typed remote failures → one message and the safe next step, with the contract's exit code.
+// Typed remote failures → one message and the safe next step, with the contract's exit code;
+// typed local ones (vault, servers file, sign-in) through local-error.ts.
 import { CliError, ExitCode } from '../errors.js';
 import { ErrorCode, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError } from '../protocol/remote-errors.js';
@@ -7,6 +8,7 @@ import { PromptAbortedError } from '../prompts/prompter.js';
 import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
 import { UnsupportedGenerationError } from '../session/task-session.js';
 import { OtherPrincipalError } from '../tasks/principal.js';
+import { toLocalCliError } from './local-error.js';
 
 /**
  * `server` and `ref` (what to type to come back to the task, when one exists) make the next step
@@ -17,6 +19,8 @@ export function toCliError(err: unknown, server?: string, ref?: string): CliErro
   const checkServer = server ? `\`mcp-tasks server check ${server}\`` : '`mcp-tasks server list` (then `server check` on the one you used)';
   const getTask = ref ? `\`mcp-tasks get ${ref}\`` : '`mcp-tasks list`';
   if (err instanceof CliError) return err;
+  const local = toLocalCliError(err);
+  if (local) return local;
   if (err instanceof PromptAbortedError) {
     return new CliError('interrupted', 'interrupted at a prompt; nothing more was sent', ref
         ? `The task exists and keeps its handle: answer it when you are ready with \`mcp-tasks answer ${ref}\` (do not run the call again: that would start a second task).`

@@ -3,7 +3,8 @@
 // tasks/* itself and rejects task results from callTool, so those go out as raw JSON-RPC
 // messages over the SDK's own transport, with our own ids (the Inspector does the same).
 import type { Client as SdkClient } from '@modelcontextprotocol/client';
-import { CliError } from '../errors.js';
+import { InterruptedBeforeSendError, isConnectionFailure, MissingSecretError, PlainHttpRefusedError, RefusedToolError } from './connection-errors.js';
+import { VaultError } from '../vault/vault-errors.js';
 import {
   ErrorCode,
   MODERN_PROTOCOL_VERSION,
@@ -108,7 +109,7 @@ function resolveHeaders(entry: ServerEntry, env: NodeJS.ProcessEnv): Record<stri
       const name = v.slice(4);
       const value = env[name];
       if (value === undefined || value === '') {
-        throw new CliError('auth', `header ${k} of server "${entry.name}" reads $${name}, which is not set`, `Export ${name} in this shell, then retry.`);
+        throw new MissingSecretError(entry.name, name, `header ${k} of server "${entry.name}" reads $${name}, which is not set`);
       }
       out[k] = value;
     } else out[k] = v;
@@ -120,14 +121,14 @@ function bearerToken(entry: ServerEntry, env: NodeJS.ProcessEnv): string | undef
   if (entry.transport !== 'http' || !entry.bearerEnv) return undefined;
   const token = env[entry.bearerEnv];
   if (!token) {
-    throw new CliError('auth', `server "${entry.name}" takes its bearer token from $${entry.bearerEnv}, which is not set`, `Export ${entry.bearerEnv} in this shell, then retry.`);
+    throw new MissingSecretError(entry.name, entry.bearerEnv, `server "${entry.name}" takes its bearer token from $${entry.bearerEnv}, which is not set`);
   }
   return token;
 }
 
 /** Map whatever the SDK or the platform threw onto our typed errors. */
 export function normalizeError(err: unknown, method: string, sdk: typeof import('@modelcontextprotocol/client')): Error {
-  if (err instanceof RpcResponseError || err instanceof TransportError || err instanceof AuthRefusedError || err instanceof ProtocolViolationError || err instanceof CliError) return err;
+  if (err instanceof RpcResponseError || err instanceof TransportError || err instanceof AuthRefusedError || err instanceof ProtocolViolationError || isConnectionFailure(err) || err instanceof VaultError) return err;
   const { SdkError, SdkHttpError, SdkErrorCode, ProtocolError, UnauthorizedError } = sdk;
   if (err instanceof UnauthorizedError) return new AuthRefusedError(401, 'the server refused the credentials (HTTP 401)');
   if (err instanceof SdkHttpError) {
@@ -206,7 +207,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     if (entry.transport === 'http') {
       const url = new URL(entry.url);
       if (url.protocol === 'http:' && !isLoopbackUrl(url) && !entry.allowHttp) {
-        throw new CliError('invalid-input', `refusing plain http:// to ${url.host}: tokens and task handles would cross the network unencrypted`, `Use https://, or re-add the server with --allow-http if this network is trusted.`);
+        throw new PlainHttpRefusedError(url.host, `refusing plain http:// to ${url.host}: tokens and task handles would cross the network unencrypted`);
       }
       const headers = resolveHeaders(entry, opts.env);
       const token = bearerToken(entry, opts.env);
@@ -343,7 +344,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: { ...envelope, ...((params._meta as object) ?? {}) } } };
     // Interrupted before it went out (Ctrl-C while connecting): nothing is sent, nothing to recover.
     if (ro.signal?.aborted) {
-      throw markNotSent(new CliError('interrupted', `interrupted before ${method} was sent; nothing was sent`, 'Run the command again when you are ready; nothing was started.'));
+      throw markNotSent(new InterruptedBeforeSendError(method, `interrupted before ${method} was sent; nothing was sent`));
     }
     const requestTimeout = ro.timeoutMs ?? timeout;
     const sentAt = Date.now();
@@ -448,7 +449,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     return callable;
   };
 
-  const refusal = (tool: string): CliError | undefined => {
+  const refusal = (tool: string): RefusedToolError | undefined => {
     const r = refused.find((x) => x.name === tool);
     return r ? refusedToolError(entry.name, r) : undefined;
   };
@@ -552,12 +553,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
 }
 
 /** Calling a tool whose x-mcp-header declarations break the spec: refused before anything is sent. */
-export function refusedToolError(server: string, r: RefusedTool): CliError {
-  return new CliError(
-    'invalid-input',
-    `server "${server}" declares tool ${JSON.stringify(r.name.slice(0, 80))} with an invalid x-mcp-header (rule: ${r.rule}): ${r.reason}; mcp-tasks does not call such a tool`,
-    'Nothing was sent. The tool definition breaks the 2026-07-28 spec (Streamable HTTP, "Custom Headers from Tool Parameters"); report it to the server\'s operator.',
-  );
+export function refusedToolError(server: string, r: RefusedTool): RefusedToolError {
+  return new RefusedToolError(server, r.name, `server "${server}" declares tool ${JSON.stringify(r.name.slice(0, 80))} with an invalid x-mcp-header (rule: ${r.rule}): ${r.reason}; mcp-tasks does not call such a tool`);
 }
 
 function implementationOf(value: unknown): { name: string; version: string } | undefined {

@@ -8,7 +8,7 @@ import { createPrivateKey, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider, OAuthDiscoveryState, StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
-import { CliError } from '../errors.js';
+import { SignInError } from './connection-errors.js';
 import { holdFileLockAsync } from '../fs/atomic-file.js';
 import { comparePrincipals, OtherPrincipalError, sameIssuer, type Principal } from '../tasks/principal.js';
 import { readSignIn, signInPath, writeSignIn, type MachineCredentials, type SignInRecord, type StoredTokens } from './oauth-store.js';
@@ -100,11 +100,11 @@ export class LoopbackRedirect {
     return new Promise<URLSearchParams>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting = undefined;
-        reject(new CliError('auth', `no sign-in arrived within ${Math.round(timeoutMs / 1000)} s`, 'Run `mcp-tasks server login <name>` again and finish the sign-in in the browser (or pass --timeout).'));
+        reject(new SignInError({ reason: 'timeout' }, `no sign-in arrived within ${Math.round(timeoutMs / 1000)} s`));
       }, timeoutMs);
       const onAbort = () => {
         clearTimeout(timer);
-        reject(new CliError('interrupted', 'sign-in interrupted', 'Run `mcp-tasks server login <name>` again.'));
+        reject(new SignInError({ reason: 'interrupted' }, 'sign-in interrupted'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting = {
@@ -165,7 +165,7 @@ function machineDelegate(sdk: Sdk, m: MachineCredentials, env: NodeJS.ProcessEnv
   const common = { clientId: m.clientId, clientName: 'mcp-tasks', ...(scope ? { scope } : {}), ...(issuer ? { expectedIssuer: issuer } : {}) };
   if (pem) return new sdk.PrivateKeyJwtProvider({ ...common, privateKey: pem, algorithm: m.algorithm ?? signingAlgorithm(pem) });
   if (secret) return new sdk.ClientCredentialsProvider({ ...common, clientSecret: secret });
-  throw new CliError('auth', 'the stored machine credentials have neither a secret nor a key', 'Run `mcp-tasks server login <name> --client-credentials` again.');
+  throw new SignInError({ reason: 'machine-credentials-empty' }, 'the stored machine credentials have neither a secret nor a key');
 }
 
 /** A machine sign-in's client authentication (secret or key), for requests outside auth() such as revocation. */
@@ -352,7 +352,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
       });
     } catch (err) {
       releaseHere();
-      throw new CliError('auth', `the sign-in for server "${this.record.server}" is being refreshed by another mcp-tasks process that does not finish (${(err as Error).message})`, 'Wait for it to end, then retry.');
+      throw new SignInError({ reason: 'refresh-lock-busy' }, `the sign-in for server "${this.record.server}" is being refreshed by another mcp-tasks process that does not finish (${(err as Error).message})`);
     }
     this.refreshTurn = sendTurn.getStore();
     this.releaseRefresh = () => {
@@ -459,7 +459,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   codeVerifier(): string {
-    if (!this.record.codeVerifier) throw new CliError('auth', 'no sign-in is in progress for this server', 'Run `mcp-tasks server login <name>`.');
+    if (!this.record.codeVerifier) throw new SignInError({ reason: 'not-in-progress' }, 'no sign-in is in progress for this server');
     // The SDK reads the verifier only to redeem an authorization code.
     this.redeemingCode = true;
     return this.record.codeVerifier;
@@ -495,18 +495,10 @@ export class StoredSignInProvider implements OAuthClientProvider {
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     this.endRefresh();
     if (this.interactive && this.browserSignInsLeft === 0) {
-      throw new CliError(
-        'auth',
-        `server "${this.record.server}" still refuses access after a new sign-in${this.record.tokens?.scope ? ` (granted: ${clean(this.record.tokens.scope)})` : ''}`,
-        `Ask the server's operator which scopes it needs, then \`mcp-tasks server login ${this.record.server} --scope …\`.`,
-      );
+      throw new SignInError({ reason: 'still-refused', server: this.record.server }, `server "${this.record.server}" still refuses access after a new sign-in${this.record.tokens?.scope ? ` (granted: ${clean(this.record.tokens.scope)})` : ''}`);
     }
     if (!this.interactive) {
-      throw new CliError(
-        'auth',
-        `server "${this.record.server}" needs you to sign in again, and no browser can be used here`,
-        `Run \`mcp-tasks server login ${this.record.server}\` (in CI: \`server login ${this.record.server} --client-credentials\`), then retry.`,
-      );
+      throw new SignInError({ reason: 'no-browser', server: this.record.server }, `server "${this.record.server}" needs you to sign in again, and no browser can be used here`);
     }
     const url = authorizationUrl.toString();
     const { plan, loopback } = this.interactive;
@@ -516,7 +508,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
       try {
         await loopback.listen(port, true);
       } catch {
-        throw new CliError('auth', `server "${this.record.server}" needs a new sign-in, and its redirect port ${port ?? '(none)'} on 127.0.0.1 is busy`, `Run \`mcp-tasks server login ${this.record.server}\`.`);
+        throw new SignInError({ reason: 'redirect-port-busy', server: this.record.server }, `server "${this.record.server}" needs a new sign-in, and its redirect port ${port ?? '(none)'} on 127.0.0.1 is busy`);
       }
     }
     if (plan.mode === 'print') this.io.say(`Open this URL in a browser to sign in to ${this.record.server}:\n  ${url}\nWaiting for the sign-in (up to ${Math.round(this.interactive.timeoutMs / 1000)} s)…`);
@@ -536,7 +528,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   /** The authorization server's answer on the loopback (after redirectToAuthorization). */
   async awaitCallback(): Promise<URLSearchParams> {
-    if (!this.interactive || !this.pendingAuthorization) throw new CliError('auth', 'no sign-in is in progress', 'Run `mcp-tasks server login <name>`.');
+    if (!this.interactive || !this.pendingAuthorization) throw new SignInError({ reason: 'not-in-progress' }, 'no sign-in is in progress');
     try {
       return await this.interactive.loopback.wait(this.interactive.timeoutMs, this.io.interrupt);
     } finally {
@@ -587,7 +579,7 @@ export async function finishSignIn(params: URLSearchParams, redeem: (p: URLSearc
   const error = params.get('error');
   if (error && !params.get('code')) {
     const desc = params.get('error_description');
-    throw new CliError('auth', `the authorization server refused the sign-in: ${clean(error)}${desc ? ` (${clean(desc)})` : ''}`, 'Check the account and the scopes asked for, then run `mcp-tasks server login <name>` again.');
+    throw new SignInError({ reason: 'refused-by-authorization-server' }, `the authorization server refused the sign-in: ${clean(error)}${desc ? ` (${clean(desc)})` : ''}`);
   }
   await redeem(params);
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownPid } from '../fs/own-process.js';
-import { CliError } from '../errors.js';
+import { SignInFileError } from './connection-errors.js';
 import { decodeSealed, keyFilePath, loadKey, seal, unseal, VaultKeyError, type KeySource } from '../vault/vault-crypto.js';
 import { Vault, vaultPath } from '../vault/vault.js';
 import { describePrincipal, type Principal } from '../tasks/principal.js';
@@ -96,7 +96,7 @@ function readVaultHeader(home: string) {
 }
 
 function asVaultError(err: unknown, path: string): never {
-  if (err instanceof VaultKeyError) throw new CliError('vault', `the sign-in file ${path} cannot be opened: ${err.message}`, err.next);
+  if (err instanceof VaultKeyError) throw new SignInFileError({ reason: 'key', key: err }, `the sign-in file ${path} cannot be opened: ${err.message}`);
   throw err;
 }
 
@@ -107,14 +107,14 @@ export function readSignIn(home: string, server: string, env: NodeJS.ProcessEnv)
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliError('vault', `cannot read the sign-in file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the permissions of your mcp-tasks home.');
+    throw new SignInFileError({ reason: 'unreadable' }, `cannot read the sign-in file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   let file: SealedFile;
   try {
     file = JSON.parse(text) as SealedFile;
     if (file.format !== FORMAT || typeof file.iv !== 'string' || typeof file.tag !== 'string' || typeof file.data !== 'string') throw new Error('bad');
   } catch {
-    throw new CliError('vault', `the sign-in file ${path} is damaged`, `Run \`mcp-tasks server logout ${server}\`, then \`mcp-tasks server login ${server}\`.`);
+    throw new SignInFileError({ reason: 'damaged', server }, `the sign-in file ${path} is damaged`);
   }
   try {
     const { key } = loadKey(file.key, home, env, false);

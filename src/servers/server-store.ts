@@ -4,7 +4,7 @@
 // loading conf and its validator: conf costs ~100 ms of start-up.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from '../errors.js';
+import { ServerConfigError } from './server-errors.js';
 import { ensureDir, withFileLockAsync } from '../fs/atomic-file.js';
 import { DEMO_SERVER_NAME, demoEntry, type CachedTool, type DiscoveredEra, type ServerEntry } from './server-entry.js';
 
@@ -18,10 +18,10 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function validateServerName(name: string): void {
   if (!NAME.test(name)) {
-    throw new CliError('invalid-input', `invalid server name "${name}"`, 'Use letters, digits, ".", "_" or "-" (up to 64 characters), starting with a letter or digit.');
+    throw new ServerConfigError({ reason: 'invalid-name', name }, `invalid server name "${name}"`);
   }
   if (name === DEMO_SERVER_NAME) {
-    throw new CliError('invalid-input', `"${DEMO_SERVER_NAME}" is the built-in demo server and cannot be redefined`, 'Pick another name.');
+    throw new ServerConfigError({ reason: 'reserved-name', name }, `"${DEMO_SERVER_NAME}" is the built-in demo server and cannot be redefined`);
   }
 }
 
@@ -32,12 +32,12 @@ function readFile(home: string): ServersFile {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new CliError('invalid-input', `cannot read ${path}: ${(err as Error).message}`, 'Check the file permissions of your mcp-tasks home.');
+    throw new ServerConfigError({ reason: 'unreadable', path }, `cannot read ${path}: ${(err as Error).message}`);
   }
   try {
     return JSON.parse(text) as ServersFile;
   } catch {
-    throw new CliError('invalid-input', `${path} is not valid JSON; it was left untouched`, 'Fix or move the file aside, then add the servers again.');
+    throw new ServerConfigError({ reason: 'not-json', path }, `${path} is not valid JSON; it was left untouched`);
   }
 }
 
@@ -72,8 +72,8 @@ export class ServerStore {
   get(name: string): ServerEntry {
     const entry = this.find(name);
     if (!entry) {
-      const known = this.list().map((s) => s.name).join(', ');
-      throw new CliError('not-found', `no server named "${name}"`, `Known servers: ${known}. Add one with \`mcp-tasks server add ${name} --url <url>\`.`);
+      const known = this.list().map((s) => s.name);
+      throw new ServerConfigError({ reason: 'unknown-server', name, known }, `no server named "${name}"`);
     }
     return entry;
   }

@@ -9,8 +9,8 @@ import { chmodSync, fsync, fsyncSync, readFileSync } from 'node:fs';
 import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { CliError } from '../errors.js';
 import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
+import { AmbiguousRefError, VaultError, type VaultFailure } from './vault-errors.js';
 import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
 import { byCreatedAt, typeableRef, type ListingMeta, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
@@ -82,8 +82,8 @@ export class Vault {
     return vaultPath(this.home);
   }
 
-  private fail(message: string, next: string): never {
-    throw new CliError('vault', message, next);
+  private fail(message: string, failure: VaultFailure): never {
+    throw new VaultError(failure, message);
   }
 
   private readSealed(): SealedVault | undefined {
@@ -92,14 +92,14 @@ export class Vault {
       bytes = readFileSync(this.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      this.fail(`cannot read the vault ${this.path}: ${(err as Error).message}`, 'Check the permissions of your mcp-tasks home (it should be yours, mode 0700).');
+      this.fail(`cannot read the vault ${this.path}: ${(err as Error).message}`, { reason: 'unreadable' });
     }
     const sealed = decodeSealed(bytes);
     if (!sealed) {
-      this.fail(`the vault ${this.path} is corrupt, truncated or not an mcp-tasks vault; it was left untouched`, 'Restore it from a backup, or move it aside to start an empty vault (its handles would be lost).');
+      this.fail(`the vault ${this.path} is corrupt, truncated or not an mcp-tasks vault; it was left untouched`, { reason: 'corrupt' });
     }
     if (!Number.isInteger(sealed.version) || sealed.version > VAULT_FORMAT_VERSION) {
-      this.fail(`the vault ${this.path} was written by a newer mcp-tasks (format ${String(sealed.version)}); it was left untouched`, 'Upgrade mcp-tasks to read it.');
+      this.fail(`the vault ${this.path} was written by a newer mcp-tasks (format ${String(sealed.version)}); it was left untouched`, { reason: 'newer-format' });
     }
     return sealed;
   }
@@ -115,9 +115,9 @@ export class Vault {
       }
       return { key, content };
     } catch (err) {
-      if (err instanceof VaultKeyError) this.fail(`${err.message} (${this.path}); nothing was changed`, err.next);
-      if (err instanceof CliError) throw err;
-      this.fail(`the vault ${this.path} cannot be opened (${(err as Error).message}); it was left untouched`, 'Restore it (and its key) from a backup.');
+      if (err instanceof VaultKeyError) this.fail(`${err.message} (${this.path}); nothing was changed`, { reason: 'key', key: err });
+      if (err instanceof VaultError) throw err;
+      this.fail(`the vault ${this.path} cannot be opened (${(err as Error).message}); it was left untouched`, { reason: 'unopenable' });
     }
   }
 
@@ -215,24 +215,24 @@ export class Vault {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof CliError) throw err;
+      if (err instanceof VaultError || err instanceof AmbiguousRefError) throw err;
       if (err instanceof LockUnusableError) {
-        this.fail(`${err.message}; no mcp-tasks process would leave that`, `If no mcp-tasks command is running, remove ${err.lockPath} and retry.`);
+        this.fail(`${err.message}; no mcp-tasks process would leave that`, { reason: 'lock-unusable', lockPath: err.lockPath });
       }
       if (err instanceof LockTimeoutError) {
-        this.fail(`the vault is locked by another mcp-tasks process (${err.holder}, lock ${err.lockPath})`, 'Wait for it to finish and retry; a lock left by a crashed process is taken over automatically.');
+        this.fail(`the vault is locked by another mcp-tasks process (${err.holder}, lock ${err.lockPath})`, { reason: 'locked', lockPath: err.lockPath });
       }
       if (err instanceof RecordCorruptError) {
-        this.fail(`${err.message}; it was left untouched`, `Restore it from a backup, or move it aside (that one task's handle would be lost): mv ${err.path} ${err.path}.bad`);
+        this.fail(`${err.message}; it was left untouched`, { reason: 'record-corrupt', path: err.path });
       }
-      if (err instanceof VaultKeyError) this.fail(err.message, err.next);
+      if (err instanceof VaultKeyError) this.fail(err.message, { reason: 'key', key: err });
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOSPC' || code === 'EDQUOT') {
-        this.fail(`cannot write the vault in ${this.home}: ${(err as Error).message}`, code === 'ENOSPC' || code === 'EDQUOT' ? 'Free space on that file system, or point --home elsewhere.' : 'Make the mcp-tasks home writable, or point --home elsewhere.');
+        this.fail(`cannot write the vault in ${this.home}: ${(err as Error).message}`, { reason: code === 'ENOSPC' || code === 'EDQUOT' ? 'no-space' : 'not-writable' });
       }
       // A home that cannot hold a vault at all (a path under a file, /proc, a dangling link).
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG') {
-        this.fail(`the mcp-tasks home ${this.home} cannot hold a vault: ${(err as Error).message}`, 'Point --home (or MCP_TASKS_HOME) at a directory you can write.');
+        this.fail(`the mcp-tasks home ${this.home} cannot hold a vault: ${(err as Error).message}`, { reason: 'home-unusable' });
       }
       throw err;
     }
@@ -492,7 +492,7 @@ export class Vault {
   }
 }
 
-function ambiguous(ref: string, recs: VaultRecord[]): CliError {
+function ambiguous(ref: string, recs: VaultRecord[]): AmbiguousRefError {
   const list = recs.slice(0, 5).map((r) => `${typeableRef(r, 10)} (${r.server.name} ${r.operation.name})`).join(', ');
-  return new CliError('invalid-input', `"${ref}" matches ${recs.length} vault records: ${list}${recs.length > 5 ? ', …' : ''}`, 'Give a longer prefix of the taskId.');
+  return new AmbiguousRefError(ref, recs.length, `"${ref}" matches ${recs.length} vault records: ${list}${recs.length > 5 ? ', …' : ''}`);
 }

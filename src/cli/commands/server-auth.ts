@@ -2,6 +2,7 @@
 // Also the sign-in lines of `server add` (does the server ask for one?) and `server show`.
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
+import { toLocalCliError } from '../../app/local-error.js';
 import { finish } from '../finish.js';
 import { sanitize } from '../../output/sanitize.js';
 import { ServerStore } from '../../servers/server-store.js';
@@ -45,6 +46,8 @@ function readEnvSecret(flag: string, variable: string | undefined, env: NodeJS.P
 /** Whatever the SDK threw during a sign-in, as one line and the next step. */
 function signInFailure(err: unknown, name: string): Error {
   if (err instanceof CliError) return err;
+  const local = toLocalCliError(err);
+  if (local) return local;
   const e = err as Error & { cause?: { code?: string } };
   if (e instanceof TypeError && /fetch failed/.test(e.message)) {
     return new CliError('unreachable', `cannot reach the server or its authorization server (server "${name}"): ${e.cause?.code ?? 'network error'}`, `Check the URL (\`mcp-tasks server show ${name}\`) and the network, then retry.`);
