@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../../../src/errors.js';
+import { toCliError } from '../../../src/app/remote-error.js';
 import { signInPath, writeSignIn, type SignInRecord } from '../../../src/connection/oauth-store.js';
 import { decodeSealed, encodeSealed, keyFilePath, seal } from '../../../src/vault/vault-crypto.js';
 import { Vault, vaultPath } from '../../../src/vault/vault.js';
@@ -39,7 +40,7 @@ describe('the sign-in key follows the vault', () => {
     writeFileSync(vaultPath(h), encodeSealed(seal(Buffer.from('{}'), randomBytes(32), source)), { mode: 0o600 });
     assert.throws(
       () => writeSignIn(h, record(), {}),
-      (err: unknown) => err instanceof CliError && err.exitCode === ExitCode.VaultError && /OS keychain/.test(err.message),
+      (thrown: unknown) => { const err = toCliError(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && /OS keychain/.test(err.message); },
       'the keychain the vault uses is asked for the key',
     );
     assert.ok(!existsSync(keyFilePath(h)), 'no vault.key beside a keychain vault');

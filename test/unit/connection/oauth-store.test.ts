@@ -7,7 +7,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliError, ExitCode } from '../../../src/errors.js';
+import { ExitCode } from '../../../src/errors.js';
+import { toCliError } from '../../../src/app/remote-error.js';
 import { describeSignIn, readSignIn, removeSignIn, signInPath, writeSignIn, type SignInRecord } from '../../../src/connection/oauth-store.js';
 import { browserPlan, canSignInInPlace, LoopbackRedirect, signingAlgorithm } from '../../../src/connection/oauth-provider.js';
 
@@ -50,8 +51,8 @@ describe('sign-in store', () => {
     writeSignIn(h, record(), { MCP_TASKS_VAULT_KEY: 'right horse battery' });
     const before = readFileSync(signInPath(h, 's'));
     assert.equal(readSignIn(h, 's', { MCP_TASKS_VAULT_KEY: 'right horse battery' })?.tokens?.refresh_token, REFRESH);
-    assert.throws(() => readSignIn(h, 's', { MCP_TASKS_VAULT_KEY: 'wrong' }), (e: unknown) => e instanceof CliError && e.exitCode === ExitCode.VaultError);
-    assert.throws(() => readSignIn(h, 's', {}), (e: unknown) => e instanceof CliError && e.exitCode === ExitCode.VaultError);
+    assert.throws(() => readSignIn(h, 's', { MCP_TASKS_VAULT_KEY: 'wrong' }), (e: unknown) => toCliError(e)?.exitCode === ExitCode.VaultError);
+    assert.throws(() => readSignIn(h, 's', {}), (e: unknown) => toCliError(e)?.exitCode === ExitCode.VaultError);
     assert.deepEqual(readFileSync(signInPath(h, 's')), before);
   });
 

@@ -11,6 +11,10 @@ import { decodeSealed } from '../../../src/vault/vault-crypto.js';
 import { writerGone } from '../../../src/vault/writer.js';
 import { inDoubtRecords } from '../../../src/cli/commands/recover.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
+import { toCliError } from '../../../src/app/remote-error.js';
+
+/** The vault's typed error as app/ presents it (kind, exit code, message, next step). */
+const shown = (err: unknown) => toCliError(err);
 import { deadPid, fakeTaskId, killHard, leaks, makeRecord, modUrl, runNodeScript, sha256, writeFormat1Vault } from '../../helpers/vault-helpers.js';
 import type { VaultRecord } from '../../../src/vault/vault-record.js';
 
@@ -122,14 +126,14 @@ test('a directory at a lock path is a vault error naming it, not a wait', () => 
   mkdirSync(lock);
   assert.throws(
     () => v.update(rec.opId, (r) => (r.phase = 'terminal')),
-    (err: unknown) => err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(lock) && /directory/.test(err.message) && err.next.includes(`remove ${lock}`),
+    (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(lock) && /directory/.test(err.message) && err.next.includes(`remove ${lock}`); },
   );
   rmSync(lock, { recursive: true });
   assert.equal(v.update(rec.opId, (r) => (r.phase = 'terminal'))?.phase, 'terminal');
 
   const fresh = home();
   mkdirSync(join(fresh, 'vault.json.lock'));
-  assert.throws(() => new Vault(fresh, NOKC).put(makeRecord({})), (err: unknown) => err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes('vault.json.lock'));
+  assert.throws(() => new Vault(fresh, NOKC).put(makeRecord({})), (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes('vault.json.lock'); });
 });
 
 test('list by query reads what it needs: the default view, and --limit takes the newest', () => {
@@ -159,6 +163,6 @@ test('a record file copied over another record\'s name is refused, and left as i
   const [first, second] = readdirSync(dir);
   copyFileSync(join(dir, first!), join(dir, second!));
   const sum = sha256(join(dir, second!));
-  assert.throws(() => new Vault(h, NOKC).list(), (err: unknown) => err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(join(dir, second!)) && /corrupt/.test(err.message));
+  assert.throws(() => new Vault(h, NOKC).list(), (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(join(dir, second!)) && /corrupt/.test(err.message); });
   assert.equal(sha256(join(dir, second!)), sum);
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Vault, vaultPath, MIN_REF_PREFIX } from '../../../src/vault/vault.js';
 import { decodeSealed, encodeSealed, keyFilePath } from '../../../src/vault/vault-crypto.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
+import { toCliError } from '../../../src/app/remote-error.js';
 import { fakeTaskId, fileMode, makeRecord, modUrl, octal, runNodeScript, sha256 } from '../../helpers/vault-helpers.js';
 
 /** The OS keychain is opted out of (as with CI=1), so these tests always use the key file. */
@@ -25,8 +26,10 @@ function home(): string {
   return h;
 }
 
-const isVaultError = (pattern: RegExp) => (err: unknown) => {
-  assert.ok(err instanceof CliError, `expected a CliError, got ${String(err)}`);
+// What a person sees: the vault's typed error as app/ presents it.
+const isVaultError = (pattern: RegExp) => (thrown: unknown) => {
+  const err = toCliError(thrown);
+  assert.ok(err instanceof CliError, `expected a vault error, got ${String(thrown)}`);
   assert.equal(err.kind, 'vault');
   assert.equal(err.exitCode, ExitCode.VaultError);
   assert.match(err.message, pattern);
@@ -129,7 +132,8 @@ describe('Vault records', () => {
     assert.equal(v.resolve('zzzzz'), undefined, '5 characters are not a ref');
     assert.equal(v.resolve('op-in-doubt')?.opId, d.opId, 'a unique opId prefix');
     assert.equal(v.resolve('nothing-like-it'), undefined);
-    assert.throws(() => v.resolve('abcdef'), (err: unknown) => {
+    assert.throws(() => v.resolve('abcdef'), (thrown: unknown) => {
+      const err = toCliError(thrown);
       assert.ok(err instanceof CliError);
       assert.equal(err.exitCode, ExitCode.Usage);
       assert.match(err.message, /"abcdef" matches 2 vault records/);
