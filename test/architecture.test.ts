@@ -28,7 +28,7 @@ const planted: Record<string, { rule: string; count: number; mentions: RegExp }>
   'purity-process': { rule: 'purity', count: 2, mentions: /tasks\/poll\.ts:1 uses the process global[\s\S]*tasks\/poll\.ts:2/ },
   'purity-import': { rule: 'purity', count: 1, mentions: /protocol\/render\.ts:1 imports vault\/vault\.ts/ },
   cycles: { rule: 'cycles', count: 1, mentions: /a\.ts -> b\.ts -> sub\/c\.ts -> a\.ts/ },
-  'cli-error': { rule: 'cli-error', count: 1, mentions: /tasks\/outcome\.ts:1 uses CliError/ },
+  'cli-error': { rule: 'cli-error', count: 2, mentions: /tasks\/outcome\.ts:1 uses CliError[\s\S]*vault\/vault\.ts:2 uses CliError/ },
   'startup-sdk': { rule: 'startup', count: 1, mentions: /@modelcontextprotocol\/client: bin\.ts -> main\.ts -> cli\/program\.ts -> cli\/commands\/answer\.ts/ },
   'startup-zod': { rule: 'startup', count: 1, mentions: /loads zod/ },
   'startup-prompts': { rule: 'startup', count: 1, mentions: /loads @inquirer\/prompts/ },
