@@ -35,15 +35,24 @@ const rpcError = (id: unknown, code: number, message: string, data?: unknown) =>
   error: { code, message, ...(data !== undefined ? { data } : {}) },
 });
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * A body past this is not even read to its end: the connection is closed instead. Up to it, an
+ * oversized body is read and dropped, so that its sender finishes writing and reads the 413: a
+ * server that stops reading and closes makes the client's write fail (EPIPE) before the answer.
+ */
+const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** The body, or 'too large' (read to its end and dropped, the connection still usable). */
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
-    chunks.push(chunk as Buffer);
+    if (size > DRAIN_LIMIT_BYTES) throw new Error('body far too large');
+    if (size > MAX_BODY_BYTES) chunks.length = 0;
+    else chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size > MAX_BODY_BYTES ? 'too large' : Buffer.concat(chunks);
 }
 
 /** The SDK's InboundHttpRequest names an absent header by leaving it out. */
@@ -126,13 +135,16 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
     let raw: Buffer | undefined;
     let parsed: unknown;
     if (req.method === 'POST') {
+      let body: Buffer | 'too large';
       try {
-        raw = await readBody(req);
+        body = await readBody(req);
       } catch {
-        // The rest of the body is never read: the connection cannot be reused.
+        // Past the drain limit the rest of the body is never read: the connection cannot be reused.
         res.setHeader('connection', 'close');
         return sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
       }
+      if (body === 'too large') return sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
+      raw = body;
       try {
         parsed = JSON.parse(raw.toString('utf8'));
       } catch {

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
@@ -186,6 +186,30 @@ describe('demo-server bad input', { concurrency: true }, () => {
     assert.equal(JSON.parse(answer).result.content[0].text, 'Hello, after!');
     assert.equal(demo.child.exitCode, null);
     readStore(demo.store);
+  });
+
+  test('an oversized body is read to its end before the 413: its sender never gets EPIPE, and the same connection answers next', async (t) => {
+    // A server that stops reading at the limit and closes makes the sender's write fail (EPIPE)
+    // before it can read the 413, depending on timing; read to its end, the answer always arrives.
+    const demo = await startDemoHttp({ t });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    t.after(() => agent.destroy());
+    const post = (body: string) =>
+      new Promise<{ status: number; text: string; reused: boolean }>((resolve, reject) => {
+        const req = httpRequest(demo.url, { method: 'POST', agent, headers: { ...baseHeaders('tools/call'), 'mcp-name': 'greet' }, timeout: 30_000 }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, text, reused: req.reusedSocket }));
+        });
+        req.on('error', reject).on('timeout', () => req.destroy(new Error('timeout')));
+        req.end(body);
+      });
+    const big = await post(JSON.stringify(request('tools/call', { name: 'greet', arguments: { name: 'x'.repeat(5 * 1024 * 1024) } })));
+    assert.equal(big.status, 413);
+    assert.equal(JSON.parse(big.text).error.code, -32600);
+    const next = await post(JSON.stringify(request('tools/call', { name: 'greet', arguments: { name: 'same socket' } })));
+    assert.equal(next.status, 200, next.text);
+    assert.equal(next.reused, true, 'the 413 left the connection open and usable');
+    assert.equal(JSON.parse(next.text).result.content[0].text, 'Hello, same socket!');
   });
 
   test('after a 413, the next request on the same keep-alive connection is answered', async (t) => {
