@@ -8,7 +8,7 @@ import { VERSION } from './version.js';
 import { toCliError } from './app/remote-error.js';
 import { exitCodeOf } from './app/exit-code.js';
 import { presentError, presentUnexpected } from './output/present-error.js';
-import { explainOptionLikeRef } from './cli/option-like-ref.js';
+import { explainOptionLikeRef, optionLikeRefBeforeParse } from './cli/option-like-ref.js';
 import { detectInvocation } from './invocation.js';
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
@@ -37,6 +37,13 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   if (onlyGlobalOptions(program, argv)) {
     program.outputHelp();
     return ExitCode.Ok;
+  }
+  const pastedRef = optionLikeRefBeforeParse(argv);
+  if (pastedRef) {
+    const usage = usageError(pastedRef.trim().replace(/^error: /, ''));
+    if (argv.includes('--json')) presentError({ json: true, verbose: false, stdout: io.stdout, stderr: io.stderr }, usage);
+    else io.stderr.write(pastedRef);
+    return exitCodeOf(usage);
   }
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -12,14 +12,31 @@ const REF_COMMANDS = new Set(['get', 'watch', 'answer', 'cancel', 'show', 'recov
  */
 const OPTION_LIKE_REF = /unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{7,}|--[A-Za-z0-9_][A-Za-z0-9_-]{19,})'/;
 
+const explanation = (ref: string, command: string) =>
+  `error: "${ref.slice(0, 6)}…" begins with "-" and was read as an option. ` +
+  `Put a task reference that begins with "-" after "--": mcp-tasks ${command} [options] -- <ref>\n`;
+
 export function explainOptionLikeRef(message: string, argv: readonly string[]): string {
   const m = OPTION_LIKE_REF.exec(message);
   if (!m) return message;
   const command = argv.find((a) => REF_COMMANDS.has(a));
   if (!command) return message;
-  const shown = `${m[1]!.slice(0, 6)}…`;
-  return (
-    `error: "${shown}" begins with "-" and was read as an option. ` +
-    `Put a task reference that begins with "-" after "--": mcp-tasks ${command} [options] -- <ref>\n`
-  );
+  return explanation(m[1]!, command);
+}
+
+/** A pasted ref that begins with "-" and one of our short flags (-V, -h, -v) as its second character. */
+const SHORT_FLAG_REF = /^-[A-Za-z0-9_][A-Za-z0-9_-]{7,}$/;
+
+/**
+ * Before commander sees it: commander splits "-Vabc…" into -V and -abc…, so a ref that begins
+ * with "-V" or "-h" printed the version or the help and exited 0, a success for a command that
+ * never ran. A ref command's single-dash word this long is a pasted ref (our short flags stand alone).
+ */
+export function optionLikeRefBeforeParse(argv: readonly string[]): string | undefined {
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  const command = words.find((a) => REF_COMMANDS.has(a));
+  if (!command) return undefined;
+  const ref = words.find((a) => SHORT_FLAG_REF.test(a));
+  return ref ? explanation(ref, command) : undefined;
 }

@@ -129,6 +129,18 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     assert.equal(json.code, 1, json.stderr);
     assert.match(parseJsonDoc(json.stdout).error.message, /mcp-tasks cancel \[options\] -- <ref>/);
     assert.ok(!json.stdout.includes('-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), json.stdout);
+    // One whose second character is one of our short flags (-V, -h, -v) is no version, help or -v:
+    // commander would print the version or the help and exit 0 for a command that never ran.
+    for (const flag of ['V', 'h', 'v']) {
+      const ref = `-${flag}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
+      const r = await h.run(['get', ref]);
+      assert.equal(r.code, 1, `${ref}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`"-${flag}AAAA…" begins with "-" and was read as an option`), ref);
+      assert.equal(r.stdout, '', ref);
+      const j = await h.run(['--json', 'watch', ref]);
+      assert.equal(j.code, 1, j.stderr);
+      assert.match(parseJsonDoc(j.stdout).error.message, /mcp-tasks watch \[options\] -- <ref>/);
+    }
     // An option that is simply unknown keeps commander's own words.
     const typo = await h.run(['get', '--jsno', 'abcdefgh']);
     assert.equal(typo.code, 1);
