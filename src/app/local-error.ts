@@ -75,26 +75,26 @@ function serverConfigError(message: string, f: ServerConfigFailure): CliError {
   }
 }
 
-// The sign-in hints keep their `<name>` placeholder where the failing code never knew the server.
 function signInNext(f: SignInFailure): string {
+  const name = f.server;
   switch (f.reason) {
     case 'timeout':
-      return 'Run `mcp-tasks server login <name>` again and finish the sign-in in the browser (or pass --timeout).';
+      return `Run \`mcp-tasks server login ${name}\` again and finish the sign-in in the browser (or pass --timeout).`;
     case 'interrupted':
-      return 'Run `mcp-tasks server login <name>` again.';
+      return `Run \`mcp-tasks server login ${name}\` again.`;
     case 'machine-credentials-empty':
-      return 'Run `mcp-tasks server login <name> --client-credentials` again.';
+      return `Run \`mcp-tasks server login ${name} --client-credentials\` again.`;
     case 'refresh-lock-busy':
       return 'Wait for it to end, then retry.';
     case 'not-in-progress':
-      return 'Run `mcp-tasks server login <name>`.';
+      return `Run \`mcp-tasks server login ${name}\`.`;
     case 'still-refused':
-      return `Ask the server's operator which scopes it needs, then \`mcp-tasks server login ${f.server} --scope …\`.`;
+      return `Ask the server's operator which scopes it needs, then \`mcp-tasks server login ${name} --scope …\`.`;
     case 'no-browser':
-      return `Run \`mcp-tasks server login ${f.server}\` (in CI: \`server login ${f.server} --client-credentials\`), then retry.`;
+      return `Run \`mcp-tasks server login ${name}\` (in CI: \`server login ${name} --client-credentials\`), then retry.`;
     case 'redirect-port-busy':
-      return `Run \`mcp-tasks server login ${f.server}\`.`;
+      return `Run \`mcp-tasks server login ${name}\`.`;
     case 'refused-by-authorization-server':
-      return 'Check the account and the scopes asked for, then run `mcp-tasks server login <name>` again.';
+      return `Check the account and the scopes asked for, then run \`mcp-tasks server login ${name}\` again.`;
   }
 }

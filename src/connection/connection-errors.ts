@@ -49,16 +49,11 @@ export class RefusedToolError extends Error {
   }
 }
 
-export type SignInFailure =
-  | { reason: 'timeout' }
-  | { reason: 'interrupted' }
-  | { reason: 'machine-credentials-empty' }
-  | { reason: 'refresh-lock-busy' }
-  | { reason: 'not-in-progress' }
-  | { reason: 'still-refused'; server: string }
-  | { reason: 'no-browser'; server: string }
-  | { reason: 'redirect-port-busy'; server: string }
-  | { reason: 'refused-by-authorization-server' };
+/** Every sign-in failure names its server: the next step is a command for that server. */
+export type SignInFailure = {
+  reason: 'timeout' | 'interrupted' | 'machine-credentials-empty' | 'refresh-lock-busy' | 'not-in-progress' | 'still-refused' | 'no-browser' | 'redirect-port-busy' | 'refused-by-authorization-server';
+  server: string;
+};
 
 /** A sign-in (browser, machine credentials, refresh) that did not complete. */
 export class SignInError extends Error {

@@ -91,7 +91,7 @@ export class LoopbackRedirect {
   }
 
   /** The callback's query, or a timeout / interruption. */
-  wait(timeoutMs: number, signal?: AbortSignal): Promise<URLSearchParams> {
+  wait(server: string, timeoutMs: number, signal?: AbortSignal): Promise<URLSearchParams> {
     if (this.received) {
       const r = this.received;
       this.received = undefined;
@@ -100,11 +100,11 @@ export class LoopbackRedirect {
     return new Promise<URLSearchParams>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting = undefined;
-        reject(new SignInError({ reason: 'timeout' }, `no sign-in arrived within ${Math.round(timeoutMs / 1000)} s`));
+        reject(new SignInError({ reason: 'timeout', server }, `no sign-in arrived within ${Math.round(timeoutMs / 1000)} s`));
       }, timeoutMs);
       const onAbort = () => {
         clearTimeout(timer);
-        reject(new SignInError({ reason: 'interrupted' }, 'sign-in interrupted'));
+        reject(new SignInError({ reason: 'interrupted', server }, 'sign-in interrupted'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting = {
@@ -159,18 +159,18 @@ export interface InteractiveOptions {
 }
 
 /** The SDK's machine providers, rebuilt from the stored credentials (an env variable, when set, wins). */
-function machineDelegate(sdk: Sdk, m: MachineCredentials, env: NodeJS.ProcessEnv, issuer: string | undefined, scope: string | undefined): OAuthClientProvider {
+function machineDelegate(sdk: Sdk, server: string, m: MachineCredentials, env: NodeJS.ProcessEnv, issuer: string | undefined, scope: string | undefined): OAuthClientProvider {
   const secret = (m.secretEnv && env[m.secretEnv]) || m.clientSecret;
   const pem = (m.keyEnv && env[m.keyEnv]) || m.privateKeyPem;
   const common = { clientId: m.clientId, clientName: 'mcp-tasks', ...(scope ? { scope } : {}), ...(issuer ? { expectedIssuer: issuer } : {}) };
   if (pem) return new sdk.PrivateKeyJwtProvider({ ...common, privateKey: pem, algorithm: m.algorithm ?? signingAlgorithm(pem) });
   if (secret) return new sdk.ClientCredentialsProvider({ ...common, clientSecret: secret });
-  throw new SignInError({ reason: 'machine-credentials-empty' }, 'the stored machine credentials have neither a secret nor a key');
+  throw new SignInError({ reason: 'machine-credentials-empty', server }, 'the stored machine credentials have neither a secret nor a key');
 }
 
 /** A machine sign-in's client authentication (secret or key), for requests outside auth() such as revocation. */
 export function machineAuthFor(sdk: Sdk, record: SignInRecord, env: NodeJS.ProcessEnv): OAuthClientProvider | undefined {
-  return record.kind === 'client_credentials' && record.machine ? machineDelegate(sdk, record.machine, env, record.issuer, record.scope) : undefined;
+  return record.kind === 'client_credentials' && record.machine ? machineDelegate(sdk, record.server, record.machine, env, record.issuer, record.scope) : undefined;
 }
 
 /** RFC 7518 algorithm for a PEM key: ES256/384/512 by curve, RS256 for RSA, EdDSA for Ed25519. */
@@ -255,7 +255,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
     if (record.clientMetadataUrl !== undefined) this.clientMetadataUrl = record.clientMetadataUrl;
     this.redactAll();
     if (record.kind === 'client_credentials' && record.machine) {
-      this.delegate = machineDelegate(sdk, record.machine, io.env, record.issuer, record.scope);
+      this.delegate = machineDelegate(sdk, record.server, record.machine, io.env, record.issuer, record.scope);
       const d = this.delegate as unknown as { addClientAuthentication?: OAuthClientProvider['addClientAuthentication'] };
       if (d.addClientAuthentication) this.addClientAuthentication = d.addClientAuthentication;
     }
@@ -352,7 +352,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
       });
     } catch (err) {
       releaseHere();
-      throw new SignInError({ reason: 'refresh-lock-busy' }, `the sign-in for server "${this.record.server}" is being refreshed by another mcp-tasks process that does not finish (${(err as Error).message})`);
+      throw new SignInError({ reason: 'refresh-lock-busy', server: this.record.server }, `the sign-in for server "${this.record.server}" is being refreshed by another mcp-tasks process that does not finish (${(err as Error).message})`);
     }
     this.refreshTurn = sendTurn.getStore();
     this.releaseRefresh = () => {
@@ -459,7 +459,7 @@ export class StoredSignInProvider implements OAuthClientProvider {
   }
 
   codeVerifier(): string {
-    if (!this.record.codeVerifier) throw new SignInError({ reason: 'not-in-progress' }, 'no sign-in is in progress for this server');
+    if (!this.record.codeVerifier) throw new SignInError({ reason: 'not-in-progress', server: this.record.server }, 'no sign-in is in progress for this server');
     // The SDK reads the verifier only to redeem an authorization code.
     this.redeemingCode = true;
     return this.record.codeVerifier;
@@ -528,9 +528,9 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   /** The authorization server's answer on the loopback (after redirectToAuthorization). */
   async awaitCallback(): Promise<URLSearchParams> {
-    if (!this.interactive || !this.pendingAuthorization) throw new SignInError({ reason: 'not-in-progress' }, 'no sign-in is in progress');
+    if (!this.interactive || !this.pendingAuthorization) throw new SignInError({ reason: 'not-in-progress', server: this.record.server }, 'no sign-in is in progress');
     try {
-      return await this.interactive.loopback.wait(this.interactive.timeoutMs, this.io.interrupt);
+      return await this.interactive.loopback.wait(this.record.server, this.interactive.timeoutMs, this.io.interrupt);
     } finally {
       this.pendingAuthorization = false;
       if (this.interactive.closeAfterCallback) this.interactive.loopback.close();
@@ -561,7 +561,7 @@ export function signInTransportClass(sdk: Sdk) {
       } catch (err) {
         if (!(err instanceof sdk.UnauthorizedError) || !this.provider.pendingAuthorization) throw err;
         const params = await this.provider.awaitCallback();
-        await finishSignIn(params, (p) => this.finishAuth(p));
+        await finishSignIn(this.provider.current.server, params, (p) => this.finishAuth(p));
         if (this.expected && comparePrincipals(this.expected, this.provider.current.principal) === 'different') throw new OtherPrincipalError(this.expected, this.provider.current.principal);
         return await this.provider.sending(() => super.send(...args));
       }
@@ -575,11 +575,11 @@ export function signInTransportClass(sdk: Sdk) {
 }
 
 /** Redeem a loopback callback: an `error` is the authorization server's refusal, shown as such. */
-export async function finishSignIn(params: URLSearchParams, redeem: (p: URLSearchParams) => Promise<void>): Promise<void> {
+export async function finishSignIn(server: string, params: URLSearchParams, redeem: (p: URLSearchParams) => Promise<void>): Promise<void> {
   const error = params.get('error');
   if (error && !params.get('code')) {
     const desc = params.get('error_description');
-    throw new SignInError({ reason: 'refused-by-authorization-server' }, `the authorization server refused the sign-in: ${clean(error)}${desc ? ` (${clean(desc)})` : ''}`);
+    throw new SignInError({ reason: 'refused-by-authorization-server', server }, `the authorization server refused the sign-in: ${clean(error)}${desc ? ` (${clean(desc)})` : ''}`);
   }
   await redeem(params);
 }

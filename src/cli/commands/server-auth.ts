@@ -138,7 +138,7 @@ export async function runServerLogin(name: string, opts: ServerLoginOptions, ctx
         let result = await sdk.auth(provider, { ...baseAuth, forceReauthorization: true });
         if (result === 'REDIRECT') {
           const params = await provider.awaitCallback();
-          await oauth.finishSignIn(params, async (p) => {
+          await oauth.finishSignIn(name, params, async (p) => {
             result = await sdk.auth(provider, { ...baseAuth, authorizationCode: p.get('code') ?? '', ...(p.get('iss') !== null ? { iss: p.get('iss')! } : {}) });
           });
         }

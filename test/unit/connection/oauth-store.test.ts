@@ -93,7 +93,7 @@ describe('sign-in decisions', () => {
     try {
       assert.match(loop.redirectUri, /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
       loop.expectedState = 'expected-state';
-      const waiting = loop.wait(60_000);
+      const waiting = loop.wait('ai', 60_000);
       const forged = await fetch(`${loop.redirectUri}?code=evil&state=other`);
       assert.equal(forged.status, 400);
       const ok = await fetch(`${loop.redirectUri}?code=good&state=expected-state&iss=https%3A%2F%2Fauth.example.com`);
