@@ -42,6 +42,15 @@ async function inDoubtOnDisk(h: TestHome, call: CliProcess) {
   return storedRecords(h);
 }
 
+/** The vault's one record after a late answer: the record that was in doubt, its reason gone. */
+function settledRecord(h: Parameters<typeof storedRecords>[0], inDoubt: Array<{ opId: string }>) {
+  const [rec, ...others] = storedRecords(h);
+  assert.equal(others.length, 0, 'no second record');
+  assert.equal(rec!.opId, inDoubt[0]!.opId, 'the record that was in doubt');
+  assert.equal(rec!.reason, undefined, 'no in-doubt reason left');
+  return rec!;
+}
+
 test('2026-07-28: a task handle that arrives after the call wait ran out turns the in-doubt record into the task', async (t) => {
   const demo = await startDemo();
   t.after(() => demo.stop());
@@ -61,12 +70,9 @@ test('2026-07-28: a task handle that arrives after the call wait ran out turns t
   assert.equal(typeof doc.taskId, 'string', r.stdout);
 
   // The same record, now the task's: its handle, active, no reason left.
-  const [rec, ...others] = storedRecords(h);
-  assert.equal(others.length, 0);
-  assert.equal(rec!.opId, inDoubt[0]!.opId);
-  assert.equal(rec!.taskId, doc.taskId);
-  assert.equal(rec!.phase, 'active');
-  assert.equal(rec!.reason, undefined);
+  const rec = settledRecord(h, inDoubt);
+  assert.equal(rec.taskId, doc.taskId);
+  assert.equal(rec.phase, 'active');
 
   // The handle works: the server knows the task.
   const got = await h.run(['--json', 'get', 'late']);
@@ -93,12 +99,9 @@ test('2026-07-28: a plain result that arrives after the call wait ran out is sto
   assert.match(r.stdout, /Hello, Ada!/);
   assert.match(r.stderr, /the answer came after the call's wait ran out/);
 
-  const [rec, ...others] = storedRecords(h);
-  assert.equal(others.length, 0);
-  assert.equal(rec!.opId, inDoubt[0]!.opId);
-  assert.equal(rec!.phase, 'terminal');
-  assert.equal(rec!.reason, undefined);
-  assert.match(JSON.stringify(rec!.result), /Hello, Ada!/);
+  const rec = settledRecord(h, inDoubt);
+  assert.equal(rec.phase, 'terminal');
+  assert.match(JSON.stringify(rec.result), /Hello, Ada!/);
 });
 
 test('2025-11-25: a plain result that arrives after the call wait ran out is stored as the record\'s result', async (t) => {
@@ -119,9 +122,7 @@ test('2025-11-25: a plain result that arrives after the call wait ran out is sto
   assert.equal(doc.status, 'completed', r.stdout);
   assert.match(JSON.stringify(doc.result), /late hello/);
 
-  const [rec, ...others] = storedRecords(h);
-  assert.equal(others.length, 0);
-  assert.equal(rec!.opId, inDoubt[0]!.opId);
-  assert.equal(rec!.phase, 'terminal');
-  assert.match(JSON.stringify(rec!.result), /late hello/);
+  const rec = settledRecord(h, inDoubt);
+  assert.equal(rec.phase, 'terminal');
+  assert.match(JSON.stringify(rec.result), /late hello/);
 });
