@@ -44,6 +44,27 @@ await build({
       },
     },
     {
+      // zod compiles a parser with `new Function` for each object schema on its first parse. A run
+      // of the CLI parses a few messages per schema, so the compiling costs more than it saves:
+      // with zod's own jitless setting (its reference parser, the same results) `get` takes 7 %
+      // less CPU and 0.7 MB less peak RSS (npm run bench). Set in zod's core module itself, so
+      // it holds before any schema of ours or of the SDK is built (a schema reads it when built).
+      name: 'zod-jitless',
+      setup(b) {
+        let seen = false;
+        b.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]core[\\/]core\.js$/ }, (args) => {
+          const text = readFileSync(args.path, 'utf8');
+          if (!/^export function config\(/m.test(text)) throw new Error(`${args.path}: zod's config() is not where the build expects it`);
+          seen = true;
+          return { contents: `${text}\nconfig({ jitless: true });\n`, loader: 'js' };
+        });
+        // A zod that moved its core module would otherwise leave the setting out without a word.
+        b.onEnd((result) => {
+          if (result.errors.length === 0 && !seen) throw new Error("zod-jitless: zod's core module (zod/v4/core/core.js) was not in the bundle");
+        });
+      },
+    },
+    {
       name: 'lazy-sdk-validator',
       setup(b) {
         b.onResolve({ filter: /^@modelcontextprotocol\/client\/_shims$/ }, () => ({ path: `${root}src/connection/sdk-node-shims.ts` }));
