@@ -90,3 +90,23 @@ test('the require() banner is only in the chunks that name require, and in the o
   assert.equal(withRuntime, 1, 'one chunk holds esbuild\'s __require');
   assert.ok(without > files.length / 2, `most chunks carry no banner (${without} of ${files.length})`);
 });
+
+test('the bundle parses with zod\'s jitless parser: a command that validates server messages compiles no code with new Function', () => {
+  // scripts/build.mjs sets zod's jitless option in zod's core module: zod would otherwise compile a
+  // parser per object schema on its first parse (16 in a `get`), more work than a run's few messages.
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-bundle-jitless-'));
+  const preload = join(dir, 'count-function.cjs');
+  writeFileSync(
+    preload,
+    `let n = 0;
+const F = globalThis.Function;
+globalThis.Function = new Proxy(F, { construct(t, a, nt) { n++; return Reflect.construct(t, a, nt); }, apply(t, self, a) { n++; return Reflect.apply(t, self, a); } });
+process.on('exit', () => process.stderr.write('function-compiles=' + n + '\\n'));
+`,
+  );
+  // tools: the SDK client's initialize and tools/list over stdio, each answer checked by its schema.
+  const r = spawnSync(process.execPath, ['-r', preload, join(root, 'bin', 'mcp-tasks.js'), '--json', 'tools', 'demo'], { encoding: 'utf8', env: { ...process.env, MCP_TASKS_HOME: dir, NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1' } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok((JSON.parse(r.stdout) as { name: string }[]).some((tool) => tool.name === 'slow_compute'), r.stdout);
+  assert.equal(/function-compiles=(\d+)/.exec(r.stderr)?.[1], '0', r.stderr);
+});
