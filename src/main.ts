@@ -1,6 +1,6 @@
 // Builds the program, runs it, and reports what a command threw: its message through the
 // presenter, its exit code from exitCodeOf (app/exit-code.ts, the one exit-code decision).
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { buildContext, colorLevel, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { buildProgram, onlyGlobalOptions } from './cli/program.js';
@@ -38,12 +38,16 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     program.outputHelp();
     return ExitCode.Ok;
   }
-  const pastedRef = optionLikeRefBeforeParse(argv);
-  if (pastedRef) {
-    const usage = usageError(pastedRef.trim().replace(/^error: /, ''));
+  // A usage error printed on stderr as commander prints its own; with --json, also the error document.
+  const usageExit = (printed: string): number => {
+    const usage = usageError(printed.trim().replace(/^error: /, ''));
     if (argv.includes('--json')) presentError({ json: true, verbose: false, stdout: io.stdout, stderr: io.stderr }, usage);
-    else io.stderr.write(pastedRef);
     return exitCodeOf(usage);
+  };
+  const pastedRef = optionLikeRefBeforeParse(argv, (flag) => optionTakesValue(program, flag));
+  if (pastedRef) {
+    io.stderr.write(pastedRef);
+    return usageExit(pastedRef);
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -52,9 +56,7 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version exit 0; parse errors were already printed by commander on stderr.
       if (err.exitCode === 0) return ExitCode.Ok;
-      const usage = usageError(explainOptionLikeRef(err.message, argv).trim().replace(/^error: /, ''));
-      if (argv.includes('--json')) presentError({ json: true, verbose: false, stdout: io.stdout, stderr: io.stderr }, usage);
-      return exitCodeOf(usage);
+      return usageExit(explainOptionLikeRef(err.message, argv));
     }
     return reportError(err, ctx ?? buildContext({}, io));
   } finally {
@@ -64,6 +66,12 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
       io.stderr.write(`mcp-tasks timing: vault-ms=${vaultMs.toFixed(1)} max-rss-kb=${process.resourceUsage().maxRSS}\n`);
     }
   }
+}
+
+/** Whether some command's option (or a global one) named `flag` takes a value: the next word is that value. */
+function optionTakesValue(program: Command, flag: string): boolean {
+  const commands = (c: Command): Command[] => [c, ...c.commands.flatMap(commands)];
+  return commands(program).some((c) => c.options.some((o) => (o.required || o.optional) && (o.long === flag || o.short === flag)));
 }
 
 export function reportError(thrown: unknown, ctx: Context): number {

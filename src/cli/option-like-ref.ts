@@ -30,13 +30,15 @@ const SHORT_FLAG_REF = /^-[A-Za-z0-9_][A-Za-z0-9_-]{7,}$/;
 /**
  * Before commander sees it: commander splits "-Vabc…" into -V and -abc…, so a ref that begins
  * with "-V" or "-h" printed the version or the help and exited 0, a success for a command that
- * never ran. A ref command's single-dash word this long is a pasted ref (our short flags stand alone).
+ * never ran. A ref command's single-dash word this long is a pasted ref (our short flags stand
+ * alone), unless it is the value of the option before it (`--note -no_ticket_yet`), which
+ * commander takes as given: `takesValue` says which flags take one.
  */
-export function optionLikeRefBeforeParse(argv: readonly string[]): string | undefined {
+export function optionLikeRefBeforeParse(argv: readonly string[], takesValue: (flag: string) => boolean): string | undefined {
   const end = argv.indexOf('--');
   const words = end === -1 ? argv : argv.slice(0, end);
   const command = words.find((a) => REF_COMMANDS.has(a));
   if (!command) return undefined;
-  const ref = words.find((a) => SHORT_FLAG_REF.test(a));
+  const ref = words.find((a, i) => SHORT_FLAG_REF.test(a) && !(i > 0 && takesValue(words[i - 1]!)));
   return ref ? explanation(ref, command) : undefined;
 }
