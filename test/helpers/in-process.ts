@@ -55,6 +55,24 @@ export function scriptedPrompter(answers: unknown[]): Prompter & { asked: string
   };
 }
 
+/**
+ * Ctrl-C while the person answers: a select or confirm aborts `interrupt` and still returns the
+ * first choice (or yes), as a prompt answered just as the signal arrives does.
+ */
+export function interruptingPrompter(interrupt: AbortController): Prompter {
+  return {
+    ...scriptedPrompter([]),
+    select: async (_m, choices) => {
+      interrupt.abort();
+      return choices[0]!.value;
+    },
+    confirm: async () => {
+      interrupt.abort();
+      return true;
+    },
+  };
+}
+
 export interface InProcessOptions {
   home?: string;
   env?: Record<string, string | undefined>;

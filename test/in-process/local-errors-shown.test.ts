@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonDoc, startDemo, tempHome, type DemoServer } from '../helpers/cli.js';
-import { runInProcess, scriptedPrompter } from '../helpers/in-process.js';
-import type { Prompter } from '../../src/prompts/prompter.js';
+import { interruptingPrompter, runInProcess } from '../helpers/in-process.js';
 
 let demo: DemoServer;
 before(async () => {
@@ -71,17 +70,7 @@ test('interrupted before the retry is sent: exit 130, nothing was sent', async (
   const home = tempHome();
   assert.equal((await runInProcess(['server', 'add', 'web', '--url', demo.url], { home })).code, 0);
   const interrupt = new AbortController();
-  const prompter: Prompter = {
-    ...scriptedPrompter([]),
-    select: async (_m, choices) => {
-      interrupt.abort();
-      return choices[0]!.value;
-    },
-    confirm: async () => {
-      interrupt.abort();
-      return true;
-    },
-  };
+  const prompter = interruptingPrompter(interrupt);
   const r = await runInProcess(['call', 'web', 'preflight_check'], { home, stdinIsTTY: true, env: { CI: undefined }, prompter, interrupt: interrupt.signal });
   assert.equal(r.code, 130, r.stderr);
   assert.match(r.stderr, /mcp-tasks: interrupted before tools\/call was sent; nothing was sent\n {2}next: Run the command again when you are ready; nothing was started\.\n$/);

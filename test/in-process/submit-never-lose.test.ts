@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonDoc, startDemo, tempHome } from '../helpers/cli.js';
-import { runInProcess, scriptedPrompter } from '../helpers/in-process.js';
+import { interruptingPrompter, runInProcess } from '../helpers/in-process.js';
 import { startProxy, type ProxiedRequest } from '../helpers/proxy.js';
 import { startEverythingServer, type RunningServer } from '../helpers/third-party-http.js';
 import { Vault } from '../../src/vault/vault.js';
-import type { Prompter } from '../../src/prompts/prompter.js';
 
 const ELICITING_TOOL = 'trigger-elicitation-request';
 const TASK_ONLY_TOOL = 'simulate-research-query';
@@ -145,17 +144,7 @@ test('an interrupt after a prompt, before the retry is sent: the request is not 
   const interrupt = new AbortController();
   // Ctrl-C arrives while the person answers the question asked before any task exists: the
   // answer comes back, but the retry carrying it must not leave.
-  const prompter: Prompter = {
-    ...scriptedPrompter([]),
-    select: async (_m, choices) => {
-      interrupt.abort();
-      return choices[0]!.value;
-    },
-    confirm: async () => {
-      interrupt.abort();
-      return true;
-    },
-  };
+  const prompter = interruptingPrompter(interrupt);
   const r = await runInProcess(['call', 'web', 'preflight_check'], { home, stdinIsTTY: true, env: { CI: undefined }, prompter, interrupt: interrupt.signal });
   assert.ok(interrupt.signal.aborted, `the prompt was reached\n${r.stderr}`);
   assert.notEqual(r.code, 0);
