@@ -1,12 +1,12 @@
 // The one exit-code decision: an outcome or a thrown error → the contract's exit code.
 // Task states map through tasks/outcome.ts; typed remote failures through toCliError.
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
-import { combineExitCodes, exitCodeForEnd, exitCodeForSnapshot } from '../tasks/outcome.js';
+import { combineExitCodes, exitCodeForEnd, exitCodeForSnapshot, resolutionExitCode } from '../tasks/outcome.js';
 import { isTerminalStatus } from '../session/task-session.js';
 import type { Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 
-const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed', 'tasks-listed']);
+const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resolved-record', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed', 'tasks-listed']);
 const isOutcome = (x: unknown): x is Outcome => typeof x === 'object' && x !== null && !(x instanceof Error) && OUTCOME_KINDS.has((x as { kind?: string }).kind ?? '');
 
 /** An outcome's code, or a thrown error's: a typed failure's own code, anything unexpected 1. */
@@ -49,6 +49,8 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
     case 'in-doubt-record':
     case 'resubmit-declined':
       return ExitCode.InDoubt;
+    case 'resolved-record':
+      return resolutionExitCode(o.record.resolution?.outcome);
     case 'resolved':
     case 'record-shown':
     case 'pruned':

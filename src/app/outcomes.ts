@@ -249,7 +249,16 @@ export interface ResubmitDeclined {
   kind: 'resubmit-declined';
 }
 
-export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResubmitDeclined;
+/**
+ * A record closed by hand (`recover --resolve`), asked about again (`get`, `watch`, `recover
+ * <op>`): the verdict and its note stand, nothing is sent; exit code by the verdict.
+ */
+export interface ResolvedRecord {
+  kind: 'resolved-record';
+  record: VaultRecord;
+}
+
+export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResolvedRecord | ResubmitDeclined;
 
 export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported;
 

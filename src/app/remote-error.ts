@@ -9,6 +9,8 @@ import { declaresAll, missingCapabilityNames } from '../connection/client-capabi
 import { UnsupportedGenerationError } from '../session/task-session.js';
 import { OtherPrincipalError } from '../tasks/principal.js';
 import { toLocalCliError } from './local-error.js';
+import { ResolvedRecordError } from './in-doubt.js';
+import { resolutionExitCode } from '../tasks/outcome.js';
 
 /**
  * `server` and `ref` (what to type to come back to the task, when one exists) make the next step
@@ -21,6 +23,10 @@ export function toCliError(err: unknown, server?: string, ref?: string): CliErro
   if (err instanceof CliError) return err;
   const local = toLocalCliError(err);
   if (local) return local;
+  if (err instanceof ResolvedRecordError) {
+    const r = err.record;
+    return new CliError('invalid-input', `${err.message}${r.resolution?.note ? ` (${r.resolution.note})` : ''}; nothing was sent`, `Its history: \`mcp-tasks show ${r.opId.slice(0, 8)}\`. To send the operation again on purpose: \`mcp-tasks recover ${r.opId.slice(0, 8)} --resubmit --force\`.`, resolutionExitCode(r.resolution?.outcome));
+  }
   if (err instanceof PromptAbortedError) {
     return new CliError('interrupted', 'interrupted at a prompt; nothing more was sent', ref
         ? `The task exists and keeps its handle: answer it when you are ready with \`mcp-tasks answer ${ref}\` (do not run the call again: that would start a second task).`

@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { ServerEntry } from '../servers/server-entry.js';
-import { provesNothingCreated, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
+import { provesNothingCreated, serverAnswerOf, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
 import { sanitize } from '../output/sanitize.js';
 import { comparePrincipals } from '../tasks/principal.js';
 import type { Vault } from '../vault/vault.js';
@@ -143,7 +143,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   try {
     scope.observe(task);
   } catch (err) {
-    throw handleNotStored(entry, tool, task.taskId, err);
+    throw handleNotStored(entry, record, task.taskId, err);
   }
   // A sign-in in place during the call may have been someone else's: the task is theirs.
   const principal = session.signInPrincipal?.();
@@ -194,10 +194,11 @@ function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: 
     }
     throw toCliError(err, server) ?? err;
   }
-  const why = err instanceof Error ? err.message : String(err);
-  const reason = `the request was sent but no handle came back (${sanitize(why, { singleLine: true, maxLength: 200 })})`;
+  // The server's own words (a -32603 after it created the task, a gateway's 502) stay on record for `recover`.
+  const why = serverAnswerOf(err) ?? (err instanceof Error ? err.message : String(err));
+  const reason = `the request was sent but no handle came back (${sanitize(why, { singleLine: true, maxLength: 300 })})`;
   keepInDoubt(vault, record, () => reason, at);
-  const next = `Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
+  const next = `Do not simply run the same call again. Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells what is known, how to attach the task if you find it, and whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
   return { kind: 'in-doubt', record, server, reason, next };
 }
 
@@ -223,12 +224,15 @@ function keepInDoubt(vault: Vault, record: VaultRecord, reason: (r: VaultRecord)
  * The handle arrived but the vault could not store it: it is printed in the error, the only copy,
  * with the way to adopt it later. Exit 9.
  */
-function handleNotStored(entry: ServerEntry, tool: string, taskId: string, err: unknown): CliError {
+function handleNotStored(entry: ServerEntry, record: VaultRecord, taskId: string, err: unknown): CliError {
+  const tool = record.operation.name;
   const why = err instanceof CliError || err instanceof Error ? err.message : String(err);
   const id = sanitize(taskId, { singleLine: true, maxLength: 4096 });
   return new CliError(
     'vault',
     `${tool} on server "${entry.name}" started task ${id}, but the vault could not store its handle (${sanitize(why, { singleLine: true, maxLength: 300 })}). This message holds the only copy of the taskId: keep it`,
-    `When the vault is writable again, adopt the task: printf %s '${id}' | mcp-tasks get - --server ${entry.name} --save`,
+    // The intent record is still there (submitting, then in doubt once this process is gone): the
+    // handle is attached to it, keeping its operation, labels and key, never a second record.
+    `When the vault is writable again, attach the task to its submission: printf %s '${id}' | mcp-tasks recover ${record.opId.slice(0, 8)} --attach -`,
   );
 }

@@ -2,7 +2,9 @@
 // server, and the server entry it must be sent to. A vaulted handle is only ever sent to the
 // server identity it was created on.
 import type { Context } from '../context.js';
-import { CliError } from '../errors.js';
+import { CliError, ExitCode } from '../errors.js';
+import { inDoubtOn, ResolvedRecordError } from './in-doubt.js';
+export { ResolvedRecordError };
 import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
 import { Vault } from '../vault/vault.js';
@@ -25,6 +27,8 @@ export interface TargetOptions {
   serveInput?: boolean;
   /** Confirms --rebind where no one can be asked (no TTY). */
   yes?: boolean;
+  /** --save --new: add the task although a submission to that server is in doubt (it may be that submission's). */
+  saveAnyway?: boolean;
 }
 
 export function openVault(ctx: Context): Vault {
@@ -76,11 +80,28 @@ function serverChoices(servers: ServerStore): string {
 }
 
 /** `-` reads the taskId from stdin, so a full bearer handle never has to appear in argv. */
-function readRef(ctx: Context, ref: string): string {
+export function readRef(ctx: Context, ref: string): string {
   if (ref !== '-') return ref;
   const text = ctx.stdin.readAll().trim();
   if (!text) throw new CliError('invalid-input', 'no taskId on stdin', 'Pipe the taskId in, e.g. `printf %s "$TASK" | mcp-tasks get - --server NAME`.');
   return text;
+}
+
+/**
+ * Adopting a taskId (`--save`) while exactly one submission to that server is in doubt: the id is
+ * most likely that submission's task, and a second record would leave the first in doubt (and
+ * `recover` offering to send it again). Say so and offer --attach; --new adds it anyway.
+ */
+function refuseBesideInDoubt(vault: Vault, server: string, nowMs: number): void {
+  const doubts = inDoubtOn(vault, server, nowMs);
+  if (doubts.length !== 1) return;
+  const d = doubts[0]!;
+  throw new CliError(
+    'in-doubt',
+    `a submission to server "${server}" is in doubt (${d.operation.name}, operation ${d.opId.slice(0, 8)}, submitted ${d.operation.submittedAt}); this taskId may be its task, so it was not added as a record of its own`,
+    `If it is that submission's task, attach it (the taskId on stdin): \`printf %s "$TASK_ID" | mcp-tasks recover ${d.opId.slice(0, 8)} --attach -\`. If it is another task, add it anyway with --save --new.`,
+    ExitCode.InDoubt,
+  );
 }
 
 export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions): Promise<{ vault: Vault; target: TaskTarget }> {
@@ -93,6 +114,8 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
     if (opts.server && opts.server !== rec.server.name) {
       throw new CliError('invalid-input', `this task was created on server "${rec.server.name}", not "${opts.server}"`, `Drop --server, or use --server ${rec.server.name}.`);
     }
+    // A verdict given by hand stands: nothing is sent for a record closed with --resolve.
+    if (rec.resolution) throw new ResolvedRecordError(rec);
     if (!rec.taskId) {
       throw new CliError(
         'in-doubt',
@@ -130,6 +153,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
     throw new CliError('not-found', `no task in the vault matches "${rawRef === '-' ? '(stdin)' : rawRef}"`, `Run \`mcp-tasks list --all\` to see vaulted tasks, or, for a taskId that is not in the vault, pass --server ${serverChoices(servers)}.`);
   }
   const entry = servers.get(opts.server);
+  if (opts.save && !opts.saveAnyway) refuseBesideInDoubt(vault, entry.name, ctx.now());
   const now = new Date(ctx.now()).toISOString();
   const record = newRecord(entry, ctx.home, { method: 'tools/call', name: UNKNOWN_OPERATION, arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${ctx.now().toString(36)}`, now, ctx.env);
   record.taskId = ref;

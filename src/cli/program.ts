@@ -207,6 +207,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--timeout <duration>', 'stop following after this long (exit 124, handle kept)')
     .addOption(new Option('--label <k=v>', 'label the task (repeatable); a label value works as a ref').argParser(collect))
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
+    .option('--idempotency-key <key>', 'name the operation (env MCP_TASKS_IDEMPOTENCY_KEY): a re-run with the same key follows or reports the first submission instead of sending again')
+    .option('--new', 'send even though an identical call (same server, tool and arguments) is in doubt')
     .action(async (server: string, tool: string, args: string[], opts, cmd: Command) => {
       const ctx = ctxOf(cmd);
       done(await run.call(server, tool, args, callOptions(opts), ctx));
@@ -218,7 +220,8 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       .option('--server <name>', 'act on a taskId that is not in the vault, on this server')
       .option('--save', 'with --server: add the task to the vault')
       .option('--rebind', "send the handle even though the named server's URL or command changed")
-      .option('--yes', 'confirm --rebind without a terminal to ask in');
+      .option('--yes', 'confirm --rebind without a terminal to ask in')
+      .option('--new', 'with --save: add the task as a record of its own even though a submission to that server is in doubt');
 
   const refHelp = '\n<ref>: a taskId, a unique prefix (6+ characters) of a vaulted taskId, a label value, or - to read a taskId from stdin.\nA ref that begins with "-" goes after "--": get -- -AbC…';
   withTargetOptions(program.command('get <ref>'))
@@ -302,6 +305,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--force', 'with --resubmit: resubmit even an operation not known to be safe (asks in a terminal)')
     .option('--yes', 'with --resubmit --force: confirm without a terminal to ask in')
     .option('--detach', 'with --resubmit: print the new handle and exit')
+    .option('--attach <taskId>', 'the task this in-doubt submission created, found on the server (- reads the taskId from stdin)')
     .action(async (opId: string | undefined, opts, cmd: Command) => {
       const { runRecover } = await import('./commands/recover.js');
       done(await runRecover(opId, opts, ctxOf(cmd)));

@@ -38,6 +38,10 @@ export interface CallOptions {
   timeoutMs?: number;
   labels: Record<string, string>;
   answers?: string;
+  /** Names the operation: its opId is derived from it, so every retry is the same submission. */
+  idempotencyKey?: string;
+  /** Send although an identical call is in doubt. */
+  sendAnyway?: boolean;
 }
 
 type Flags = Record<string, unknown>;
@@ -47,7 +51,7 @@ const strs = (v: unknown) => (Array.isArray(v) ? (v as string[]) : undefined);
 type SetFlags<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
 const pick = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false)) as SetFlags<T>;
 
-const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server), save: f.save === true || undefined, rebind: f.rebind === true || undefined, yes: f.yes === true || undefined });
+const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server), save: f.save === true || undefined, rebind: f.rebind === true || undefined, yes: f.yes === true || undefined, saveAnyway: f.new === true || undefined });
 const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(str(f.timeout)!) : undefined);
 
 export const getOptions = (f: Flags): GetOptions => targetOptions(f);
@@ -56,5 +60,5 @@ export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOption
 export const cancelOptions = (f: Flags): CancelOptions => pick({ ...targetOptions(f), wait: f.wait === true || undefined, timeoutMs: timeoutOf(f), force: f.force === true || undefined });
 export const callOptions = (f: Flags): CallOptions => {
   const timeoutMs = timeoutOf(f);
-  return { ...pick({ argsJson: str(f.argsJson), argsFile: str(f.argsFile), detach: f.detach === true || undefined, timeoutMs, answers: str(f.answers) }), labels: parseLabels(strs(f.label)) };
+  return { ...pick({ argsJson: str(f.argsJson), argsFile: str(f.argsFile), detach: f.detach === true || undefined, timeoutMs, answers: str(f.answers), idempotencyKey: str(f.idempotencyKey), sendAnyway: f.new === true || undefined }), labels: parseLabels(strs(f.label)) };
 };

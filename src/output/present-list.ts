@@ -6,7 +6,8 @@ import type { Refreshed, TasksListed } from '../app/outcomes.js';
 import { byCreatedAt, isLostOrInDoubt, typeableRef, type ListingMeta } from '../vault/vault-record.js';
 import { makeStyle, renderTable, renderTsv, statusWord } from './render.js';
 import { ago } from './present-record.js';
-import { safeName, sanitize } from './sanitize.js';
+import { safeJson, safeName, sanitize } from './sanitize.js';
+import { reportedPhase, SUBMITTER_GONE } from '../vault/writer.js';
 
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
@@ -15,7 +16,22 @@ const CLOSE = Buffer.from(']\n');
 const FLUSH_BYTES = 1 << 20;
 
 /** The status `list` shows for a record (and `--status` matches). */
-export const listedStatus = (r: ListingMeta): string => (r.resolution ? `resolved ${r.resolution.outcome}` : isLostOrInDoubt(r.phase) || r.phase === 'submitting' ? r.phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown')));
+export const listedStatus = (r: ListingMeta, nowMs = Date.now()): string => {
+  if (r.resolution) return `resolved ${r.resolution.outcome}`;
+  const phase = reportedPhase(r, nowMs);
+  return isLostOrInDoubt(phase) || phase === 'submitting' ? phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown'));
+};
+
+/**
+ * A row's stored JSON, unless it is a `submitting` one whose writer is gone: that one is in
+ * doubt, as `recover` says, so its JSON says so too (status, phase and the reason).
+ */
+export function rowJson(row: { json: Buffer; meta(): ListingMeta }, nowMs: number): Buffer {
+  const meta = row.meta();
+  if (meta.phase !== 'submitting' || reportedPhase(meta, nowMs) !== 'in-doubt') return row.json;
+  const doc = JSON.parse(row.json.toString('utf8')) as Record<string, unknown>;
+  return Buffer.from(safeJson({ ...doc, status: 'in-doubt', phase: 'in-doubt', reason: SUBMITTER_GONE }), 'utf8');
+}
 
 export function presentList(ctx: Context, o: TasksListed): void {
   if (ctx.json) return presentListJson(ctx, o);
@@ -37,7 +53,7 @@ export function presentList(ctx: Context, o: TasksListed): void {
   const labelsOf = (r: ListingMeta) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
   if (!ctx.stdout.isTTY) {
     // For scripts (as gh does): tab-separated, no header, no colour, ISO times; the last-seen time has its own column.
-    ctx.stdout.write(renderTsv(records.map((r) => [typeableRef(r), listedStatus(r), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r)])));
+    ctx.stdout.write(renderTsv(records.map((r) => [typeableRef(r), listedStatus(r, now), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r)])));
     return;
   }
   /** A live-looking status is only what was last seen: say when, unless it was polled just now. */
@@ -50,7 +66,7 @@ export function presentList(ctx: Context, o: TasksListed): void {
   const st = makeStyle(ctx.color);
   const rows = records.map((r) => {
     const note = seenNote(r);
-    return [typeableRef(r), `${statusWord(listedStatus(r) as never, st, r.result?.isError === true)}${note ? st.c.gray(` (${note})`) : ''}`, safeName(r.server.name, 40), safeName(r.operation.name, 60), ago(r.createdAt, now), labelsOf(r)];
+    return [typeableRef(r), `${statusWord(listedStatus(r, now) as never, st, r.result?.isError === true)}${note ? st.c.gray(` (${note})`) : ''}`, safeName(r.server.name, 40), safeName(r.operation.name, 60), ago(r.createdAt, now), labelsOf(r)];
   });
   const width = ctx.stdout.columns?.();
   ctx.stdout.write(renderTable(['ref', 'status', 'server', 'tool', 'created', 'labels'], rows, { ...(width !== undefined ? { width } : {}), flex: 5, flexStyle: (t) => st.c.gray(t) }));
@@ -72,7 +88,8 @@ function presentListJson(ctx: Context, o: TasksListed): void {
       size = 0;
     }
   };
-  o.eachRow((r) => out(r.json), out);
+  const now = ctx.now();
+  o.eachRow((r) => out(rowJson(r, now)), out);
   pending.push(CLOSE);
   ctx.stdout.write(Buffer.concat(pending));
 }

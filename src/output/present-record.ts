@@ -1,5 +1,6 @@
 // The presenter's part for what the vault holds: `show` (one record as stored), `prune`, `export`,
 // `import`, and the time words `list` and `show` use. Human lines or one JSON document; server text sanitised on its way out.
+import { reportedPhase, SUBMITTER_GONE } from '../vault/writer.js';
 import type { Context } from '../context.js';
 import type { VaultOutcome } from '../app/outcomes.js';
 import { describePrincipal } from '../tasks/principal.js';
@@ -86,7 +87,9 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
 /** `show <ref>`: one vault record as stored, nothing asked of the server. */
 function presentRecord(ctx: Context, r: VaultRecord): void {
   if (ctx.json) {
-    ctx.stdout.write(jsonLine({ ...taskJson(r), opId: r.opId, phase: r.phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, ...(r.principal ? { signedInAs: describePrincipal(r.principal) } : {}), submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}), session: sessionView(r) }));
+    const phase = reportedPhase(r, ctx.now());
+    const gone = phase !== r.phase ? { status: phase, reason: SUBMITTER_GONE } : {};
+    ctx.stdout.write(jsonLine({ ...taskJson(r), ...gone, opId: r.opId, phase, serverIdentity: r.server.identity, protocolVersion: r.server.protocolVersion ?? null, serverInfo: r.server.serverInfo ?? null, auth: { kind: r.auth.kind, ...(r.auth.bearerEnv ? { variable: r.auth.bearerEnv } : {}), storedCredentials: Object.keys(r.auth.secrets ?? {}) }, ...(r.principal ? { signedInAs: describePrincipal(r.principal) } : {}), submittedAt: r.operation.submittedAt, history: r.history, ...(r.resolution ? { resolution: r.resolution } : {}), inputKeysSeen: r.inputKeysSeen, inputKeysAnswered: r.inputKeysAnswered, ...(r.reason ? { reason: r.reason } : {}), ...gone, session: sessionView(r) }));
     return;
   }
   const st = makeStyle(ctx.color);
@@ -101,7 +104,9 @@ function presentRecord(ctx: Context, r: VaultRecord): void {
   const stored = Object.keys(r.auth.secrets ?? {});
   line('auth', `${r.auth.kind === 'bearer-env' ? `bearer token from $${r.auth.bearerEnv}` : r.auth.kind === 'env-headers' ? 'headers read from the environment' : 'none'}${stored.length ? `; stored for reconnecting: ${stored.map((n) => `$${n}`).join(', ')} (values hidden)` : ''}`);
   if (r.principal) line('sign-in', sanitize(describePrincipal(r.principal), { singleLine: true, maxLength: 300 }));
-  line('phase', r.phase + (r.reason ? ` (${safeName(r.reason, 500)})` : ''));
+  const phase = reportedPhase(r, ctx.now());
+  const reason = r.reason ?? (phase !== r.phase ? SUBMITTER_GONE : undefined);
+  line('phase', phase + (reason ? ` (${safeName(reason, 500)})` : ''));
   if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${localTime(r.resolution.at)}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${safeName(r.resolution.reason, 300)}` : ''})`);
   line('submitted', `${localTime(r.operation.submittedAt)} (${ago(r.operation.submittedAt, ctx.now())})`);
   if (r.phase === 'active' && r.last) line('last seen', asInvoked(`${localTime(r.updatedAt)} (${ago(r.updatedAt, ctx.now())}): ${r.last.status}, as last seen; \`mcp-tasks get ${typeableRef(r)}\` asks the server now`, ctx.invocation));

@@ -5,11 +5,25 @@ import type { RecoverOutcome, ResubmitVerdict } from '../app/outcomes.js';
 import { typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { jsonLine, makeStyle } from './render.js';
 import { safeJson } from './sanitize.js';
+import { SUBMITTER_GONE } from '../vault/writer.js';
 
 /** `--force` asks in a terminal; without one the command must carry the confirmation (`--yes`) to run as printed. */
 export const forceConfirmation = (ctx: Pick<Context, 'interactive'>): string => (ctx.interactive ? '' : ' --yes');
 
-const STOPPED = 'the submitting process stopped before a handle came back';
+const STOPPED = SUBMITTER_GONE;
+
+/**
+ * How to close a record after an out-of-band check: one command per verdict, each runnable as
+ * printed (never `a|b|c`, which a shell runs as a pipeline).
+ */
+export function resolveCommands(invocation: string, ref: string, indent = '  '): string {
+  return RESOLVE_OUTCOMES.map((o) => `${indent}${invocation} recover ${ref} --resolve ${o} --note "what you found"   # ${RESOLVE_MEANING[o]}`).join('\n');
+}
+const RESOLVE_OUTCOMES = ['completed', 'not-run', 'failed'] as const;
+const RESOLVE_MEANING: Record<(typeof RESOLVE_OUTCOMES)[number], string> = { completed: 'it ran', 'not-run': 'it never ran', failed: 'it ran and failed' };
+
+/** The JSON of a verdict given by hand. */
+const resolutionJson = (rec: VaultRecord) => ({ opId: rec.opId, server: rec.server.name, status: 'resolved', phase: rec.phase, resolution: rec.resolution ?? null, operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments }, labels: rec.labels });
 
 export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
   const out = (t: string) => ctx.stdout.write(t);
@@ -37,6 +51,14 @@ export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
       out(`  kept in the vault with its history (\`${ctx.invocation} show ${typeableRef(rec)}\`); \`${ctx.invocation} prune\` may now drop it.\n`);
       return;
     }
+    case 'resolved-record': {
+      const rec = o.record;
+      const r = rec.resolution;
+      if (ctx.json) return out(jsonLine(resolutionJson(rec)));
+      out(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId.slice(0, 8)}) was resolved by hand as ${st.c.bold(r?.outcome ?? 'unknown')}${r?.note ? `: ${r.note}` : ''} (${r?.at ?? 'at an unknown time'}; it was ${r?.was ?? 'in doubt'}). Nothing was sent.\n`);
+      out(`  its history: ${ctx.invocation} show ${typeableRef(rec)}\n  to send it again on purpose: ${ctx.invocation} recover ${rec.opId.slice(0, 8)} --resubmit --force${forceConfirmation(ctx)}\n`);
+      return;
+    }
     case 'resubmit-declined':
       ctx.stderr.write('not resubmitted; the record stays in doubt\n');
       return;
@@ -53,6 +75,7 @@ function guidance(ctx: Context, r: VaultRecord, v: ResubmitVerdict, st: ReturnTy
     (v.safe
       ? `          next: ${inv} recover ${short} --resubmit\n`
       : `          next: check on the server whether it ran; resubmit only if it did not: ${inv} recover ${short} --resubmit --force${forceConfirmation(ctx)}\n`) +
-    `          or, once checked: ${inv} recover ${short} --resolve completed|not-run|failed --note "what you found"\n`
+    `          found its task? attach it (the taskId on stdin): printf %s "$TASK_ID" | ${inv} recover ${short} --attach -\n` +
+    `          or, once checked, close it with the one that fits:\n${resolveCommands(inv, short, '            ')}\n`
   );
 }

@@ -53,6 +53,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'in-doubt-list':
     case 'in-doubt-record':
     case 'resolved':
+    case 'resolved-record':
     case 'resubmit-declined':
       return presentRecoverOutcome(ctx, outcome);
     case 'task':

@@ -37,8 +37,10 @@ export interface TaskJson {
   taskId: string | null;
   server: string;
   /** The vault phase instead when it says more: a lost or in-doubt task is not "working". */
-  status: TaskStatus | 'unknown' | 'lost' | 'in-doubt';
-  /** For lost and in-doubt tasks: the last status the server reported, if any. */
+  status: TaskStatus | 'unknown' | 'lost' | 'in-doubt' | 'resolved';
+  /** `resolved`: the verdict given by hand after an out-of-band check (`recover --resolve`). */
+  resolution?: VaultRecord['resolution'];
+  /** For lost, in-doubt and resolved records: the last status the server reported, if any. */
   lastStatus?: TaskStatus;
   /** Why a task is lost or in doubt, in words. */
   reason?: string;
@@ -78,7 +80,12 @@ export function taskJson(rec: ListedRecord, snapshot?: TaskSnapshot): TaskJson {
     if (s.result) out.result = s.result;
     if (s.error) out.error = s.error;
   }
-  if (isLostOrInDoubt(rec.phase)) {
+  if (rec.resolution) {
+    // Closed by hand after an out-of-band check: the verdict, not an observed task status.
+    if (s?.status) out.lastStatus = s.status;
+    out.status = 'resolved';
+    out.resolution = rec.resolution;
+  } else if (isLostOrInDoubt(rec.phase)) {
     // A script reading `status` must not see "working" for a task the server no longer knows.
     if (s?.status) out.lastStatus = s.status;
     out.status = rec.phase;

@@ -4,7 +4,7 @@
 import type { RefusedTool, ToolInfo } from '../connection/connect.js';
 import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
 import { AuthRefusedError, RpcResponseError, TransportError, wasNotSent } from '../protocol/remote-errors.js';
-import { MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
+import { ErrorCode, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Principal } from '../tasks/principal.js';
 
@@ -108,17 +108,42 @@ export const lostReasonOf = (err: unknown): string | undefined => {
 };
 
 /**
- * The one rule for a submission's record: it may leave the vault only when the failure proves
- * nothing was created on the server — a JSON-RPC error answer, a refusal of the credentials, a
- * request that never left (connection refused, 429, our own refusal before sending). Anything
- * else (a transport failure after sending, an answer that cannot be parsed or validated, a
- * wrong content type, a disk error) may hide a created task.
+ * JSON-RPC codes the protocol defines as refusals before execution: a request answered with one
+ * of them was not admitted (parse error, invalid request, unknown method, invalid params, a
+ * missing client capability, a header mismatch).
+ */
+const REFUSED_BEFORE_EXECUTION: ReadonlySet<number> = new Set([
+  ErrorCode.ParseError,
+  ErrorCode.InvalidRequest,
+  ErrorCode.MethodNotFound,
+  ErrorCode.InvalidParams,
+  ErrorCode.MissingCapability,
+  ErrorCode.MissingCapabilityLegacy,
+  ErrorCode.HeaderMismatch,
+]);
+
+/**
+ * The one admission rule for a submission's record: it may leave the vault only on proof that
+ * nothing was admitted. Proof is a request that never left (connection refused, our own refusal
+ * before sending), HTTP 401/403 or 429, or a JSON-RPC refusal the protocol defines before
+ * execution (REFUSED_BEFORE_EXECUTION) that the server itself sent. Everything else proves
+ * nothing and keeps the record in doubt: -32603 and server-defined codes (the server may have
+ * created the task, then failed), any JSON-RPC error inside an HTTP 5xx (a gateway speaking for
+ * a server it may have reached), a transport failure after sending, an answer that cannot be
+ * parsed or validated, a disk error.
  */
 export function provesNothingCreated(err: unknown): boolean {
   if (wasNotSent(err)) return true;
-  if (err instanceof RpcResponseError || err instanceof AuthRefusedError) return true;
+  if (err instanceof AuthRefusedError) return true;
+  if (err instanceof RpcResponseError) return err.httpStatus === 429 || (REFUSED_BEFORE_EXECUTION.has(err.code) && (err.httpStatus === undefined || err.httpStatus < 500));
   if (err instanceof TransportError) return !err.requestMayHaveArrived;
   return false;
+}
+
+/** What the server (or a gateway) answered, in words for an in-doubt record's reason; undefined for other failures. */
+export function serverAnswerOf(err: unknown): string | undefined {
+  if (!(err instanceof RpcResponseError)) return undefined;
+  return `the server answered error ${err.code}${err.httpStatus !== undefined ? ` with HTTP ${err.httpStatus}` : ''}: "${err.message}"`;
 }
 
 /** No TaskSession exists (yet) for the generation this server speaks. */

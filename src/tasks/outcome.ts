@@ -48,3 +48,9 @@ export function exitCodeForEnd(end: WatchEnd): ExitCodeValue {
 export function combineExitCodes(codes: ExitCodeValue[]): ExitCodeValue {
   return codes.find((c) => c !== ExitCode.Ok) ?? ExitCode.Ok;
 }
+
+/** A verdict given by hand, as the task state it stands for: completed 0, failed 2, not run 3 (like cancelled). */
+export function resolutionExitCode(outcome: string | undefined): ExitCodeValue {
+  return outcome === 'completed' ? ExitCode.Ok : outcome === 'failed' ? ExitCode.TaskFailed : ExitCode.TaskCancelled;
+}
+

@@ -96,6 +96,8 @@ export function listingMeta(rec: VaultRecord): ListingMeta {
   if (rec.last !== undefined) out.last = { status: rec.last.status };
   if (rec.result !== undefined) out.result = rec.result.isError === true ? { isError: true } : {};
   if (rec.resolution !== undefined) out.resolution = { outcome: rec.resolution.outcome };
+  // Whether a `submitting` row is in doubt depends on its writer being alive, asked when it is shown.
+  if (rec.writer !== undefined) out.writer = rec.writer;
   return out;
 }
 

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { ownPid } from '../fs/own-process.js';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, type ListingEntry, type ListingView } from './listing-index.js';
-import { isActivePhase, type VaultPhase, type VaultRecord } from './vault-record.js';
+import { intentOf, isActivePhase, UNKNOWN_OPERATION, type VaultPhase, type VaultRecord } from './vault-record.js';
 
 const byCreatedAtThenOp = (a: ListingRow, b: ListingRow) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.opId < b.opId ? -1 : a.opId > b.opId ? 1 : 0);
 
@@ -136,6 +136,8 @@ export class RecordFiles {
     // one file fewer per record than a hint of its own.
     if (rec.taskId) keys.add(this.hash('task6', rec.taskId.slice(0, PREFIX_LEN), 22));
     for (const v of Object.values(rec.labels ?? {})) keys.add(this.hash('label', v, 22));
+    // A call's intent (server, tool, arguments), so `call` finds an identical one in doubt without reading the vault.
+    if (rec.operation && rec.operation.name !== UNKNOWN_OPERATION) keys.add(this.hash('intent', intentOf(rec), 22));
     return [...keys];
   }
 
@@ -469,8 +471,9 @@ export class RecordFiles {
           const rows = chunk.entries;
           const head = rows[0]?.[1];
           const tail = rows[rows.length - 1]?.[1];
-          // The common case: nothing overrides or interleaves with this chunk, and every row is printed.
-          if (eachChunk && !keep && head && tail && (!last || byCreatedAtThenOp(head, last) > 0) && (k >= extra.length || byCreatedAtThenOp(extra[k]!, tail) > 0) && rows.every(([hop, row]) => row && !overrides.has(hop))) {
+          // The common case: nothing overrides or interleaves with this chunk, and every row is printed
+          // as stored (a `submitting` row is not: whether it is in doubt is decided when it is shown).
+          if (eachChunk && !keep && head && tail && (!last || byCreatedAtThenOp(head, last) > 0) && (k >= extra.length || byCreatedAtThenOp(extra[k]!, tail) > 0) && rows.every(([hop, row]) => row && row.phase !== 'submitting' && !overrides.has(hop))) {
             eachChunk(chunk.rows, rows.length);
             last = tail;
             continue;
@@ -535,7 +538,7 @@ export class RecordFiles {
   }
 
   /** Records a hint of `kind` for `value` points at, read and checked by `accept`. */
-  lookup(kind: 'task6' | 'op6' | 'label', value: string, accept: (r: VaultRecord) => boolean): VaultRecord[] {
+  lookup(kind: 'task6' | 'op6' | 'label' | 'intent', value: string, accept: (r: VaultRecord) => boolean): VaultRecord[] {
     const out: VaultRecord[] = [];
     for (const hop of new Set(this.hinted(kind, kind.endsWith('6') ? value.slice(0, PREFIX_LEN) : value))) {
       const r = this.read(hop);

@@ -50,6 +50,8 @@ export interface VaultRecord {
     submittedAt: string;
     /** The _meta key the operation id was sent under (a server's duplicate-prevention contract). */
     idempotencyMeta?: string;
+    /** `call --idempotency-key`: the name the caller gave the operation; the opId is derived from it. */
+    idempotencyKey?: string;
     annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
   };
   phase: VaultPhase;
@@ -99,7 +101,7 @@ export type ListedRecord = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'last
  * What `list` filters on and shows in its table, as the sealed listing keeps it beside each row's
  * JSON (listing-index.ts). A VaultRecord is one too.
  */
-export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'labels' | 'createdAt' | 'updatedAt'> & {
+export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'labels' | 'createdAt' | 'updatedAt' | 'writer'> & {
   server: Pick<VaultRecord['server'], 'name'>;
   operation: Pick<VaultRecord['operation'], 'name'>;
   last?: Pick<NonNullable<VaultRecord['last']>, 'status'>;
@@ -154,3 +156,22 @@ export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): vo
   }
   rec.updatedAt = at;
 }
+
+/** JSON with object keys sorted at every depth: one text for arguments that are equal as values. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The parts of a record that name its intent. */
+export interface IntentOf {
+  server: { name: string };
+  operation: { name: string; arguments: Record<string, unknown> };
+}
+
+/** What makes two calls the same intent: the server's name, the tool and its arguments as values. */
+export const intentOf = (rec: IntentOf): string => `${rec.server.name}\0${rec.operation.name}\0${canonicalJson(rec.operation.arguments)}`;

@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { AmbiguousRefError, VaultError, type VaultFailure } from './vault-errors.js';
 import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
-import { byCreatedAt, typeableRef, type ListingMeta, type VaultRecord } from './vault-record.js';
+import { byCreatedAt, intentOf, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
 import { COMPACT_LOG_BYTES, type ListingRow } from './listing-index.js';
@@ -360,6 +360,33 @@ export class Vault {
           this.stamp(record);
           files.write(record, hop);
         });
+      }),
+    );
+  }
+
+  /** put(), only when no record has this opId yet (checked under its lock): false when one had. */
+  create(record: VaultRecord): boolean {
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(true)!;
+        return this.withRecord(files, record.opId, (hop) => {
+          if (files.read(hop)) return false;
+          this.stamp(record);
+          files.write(record, hop);
+          return true;
+        });
+      }),
+    );
+  }
+
+  /** Records of the same intent as `rec` (server, tool, arguments), through their hints: the cost is the matches. */
+  sameIntent(rec: IntentOf): VaultRecord[] {
+    return timed(() =>
+      this.guard(() => {
+        const files = this.store(false);
+        if (!files) return [];
+        const intent = intentOf(rec);
+        return files.lookup('intent', intent, (r) => r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent).sort(byCreatedAt);
       }),
     );
   }

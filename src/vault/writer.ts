@@ -64,3 +64,20 @@ export function writerGone(record: Pick<VaultRecord, 'writer'>, probe: ProcessPr
   if (now.startedAtMs === undefined || !Number.isFinite(w.startedAtMs)) return false;
   return Math.abs(now.startedAtMs - w.startedAtMs) > START_TOLERANCE_MS;
 }
+
+/** A record still `submitting` after this long belongs to a process that died mid-submit (or has no writer stamp to ask). */
+export const STALE_SUBMITTING_MS = 2 * 60 * 1000;
+
+/**
+ * The phase to report and decide on: a `submitting` record whose writer is gone (killed after the
+ * intent was written, maybe after the request left) is in doubt, for `list`, `show`, `--json` and
+ * `recover` alike. Every other phase is as stored.
+ */
+export function reportedPhase<R extends Pick<VaultRecord, 'phase' | 'writer' | 'updatedAt'>>(record: R, nowMs: number, probe: ProcessProbe = systemProcessProbe): VaultRecord['phase'] {
+  if (record.phase !== 'submitting') return record.phase;
+  const stale = writerGone(record, probe) || nowMs - Date.parse(record.updatedAt) > STALE_SUBMITTING_MS;
+  return stale ? 'in-doubt' : 'submitting';
+}
+
+/** Why a dead submitter's record is in doubt, in words (it has no reason of its own). */
+export const SUBMITTER_GONE = 'the submitting process stopped before a handle came back: the request may have reached the server';

@@ -312,7 +312,13 @@ describe('exit codes from real situations', { concurrency: 4 }, () => {
       assert.match(r.stderr, /in doubt/);
       assert.match(r.stderr, /Do not simply run the same call again/);
       assert.equal(await dropping.count('tools/call'), 1, 'the call was sent exactly once');
-      const json = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=1']);
+      // The same call again is refused while the first is in doubt: nothing is sent.
+      const again = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=1']);
+      assert.equal(again.code, 10);
+      assert.equal(parseJsonDoc(again.stdout).error.kind, 'in-doubt');
+      assert.match(parseJsonDoc(again.stdout).error.message, /identical call is in doubt/);
+      assert.equal(await dropping.count('tools/call'), 1, 'the identical re-run sent nothing');
+      const json = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=2']);
       assert.equal(json.code, 10);
       const doc = parseJsonDoc(json.stdout);
       assert.equal(doc.error.kind, 'in-doubt');

@@ -52,7 +52,7 @@ const MALFORMED: Cell[] = [
   { name: 'the connection cut after the server acted (in flight)', keepsTask: false, answer: () => null },
 ];
 
-describe('the one rule for submissions: only a JSON-RPC error drops the record', { concurrency: 2 }, () => {
+describe('the one admission rule: only proof that nothing was admitted drops the record', { concurrency: 2 }, () => {
   let demo: DemoServer;
   before(async () => {
     demo = await startDemo();
@@ -99,14 +99,14 @@ describe('the one rule for submissions: only a JSON-RPC error drops the record',
     });
   }
 
-  test('a JSON-RPC error answer proves nothing was created: the record leaves the vault', async () => {
+  test('a JSON-RPC refusal before execution (-32602) proves nothing was created: the record leaves the vault', async () => {
     let calls = 0;
     const proxy = await startProxy(demo.url, {
       answer: (req) => {
         if (methodOf(req.body) !== 'tools/call') return undefined;
         calls++;
         const { id } = JSON.parse(req.body.toString('utf8')) as { id: unknown };
-        return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'refused here' } }) };
+        return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'refused here' } }) };
       },
     });
     try {
@@ -183,22 +183,27 @@ describe('disk full (a real tmpfs)', { concurrency: 1 }, () => {
     });
     try {
       mkdirSync(home, { recursive: true });
-      const onTmpfs = { run: (args: string[], opts: { input?: string } = {}) => runCli(args, { ...opts, home }) };
+      const onTmpfs = { run: (args: string[], opts: { input?: string; spawn?: boolean } = {}) => runCli(args, { ...opts, home }) };
       const added = await onTmpfs.run(['server', 'add', 'full', '--url', proxy.url]);
       assert.equal(added.code, 0, added.stderr);
-      const r = await onTmpfs.run(['call', 'full', 'slow_compute', 'seconds=60', '--detach']);
+      // A process of its own: once it has exited, its intent record (left submitting) is in doubt.
+      const r = await onTmpfs.run(['call', 'full', 'slow_compute', 'seconds=60', '--detach'], { spawn: true });
       assert.equal(created.length, 1, 'the server created the task');
       assert.equal(r.code, 9, r.stderr);
       assert.doesNotMatch(r.stderr, /unexpected error/);
       assert.ok(r.stderr.includes(created[0]!), `the whole taskId is printed: ${r.stderr}`);
       assert.match(r.stderr, /only copy of the taskId/);
-      assert.match(r.stderr, /mcp-tasks get - --server full --save/);
-      // Space again: the printed handle is adopted, as the message says.
+      const hint = /printf %s '([^']+)' \| mcp-tasks recover ([0-9a-f]{8}) --attach -/.exec(r.stderr);
+      assert.ok(hint, `the hint attaches the handle to its submission: ${r.stderr}`);
+      assert.equal(hint[1], created[0]);
+      // Space again: the printed handle is attached to the intent record, as the message says.
       rmSync(filler!, { recursive: true, force: true });
-      const adopted = await onTmpfs.run(['get', '-', '--server', 'full', '--save'], { input: created[0]! });
-      assert.equal(adopted.code, 0, adopted.stderr);
+      const attached = await onTmpfs.run(['recover', hint[2]!, '--attach', '-'], { input: created[0]! });
+      assert.equal(attached.code, 0, attached.stderr);
       const rows = await vaultRows(onTmpfs);
-      assert.ok(rows.some((row) => row.taskId === created[0]), `the vault names the task: ${JSON.stringify(rows)}`);
+      assert.equal(rows.length, 1, `one record for the one call, not a second "(unknown operation)" one: ${JSON.stringify(rows)}`);
+      assert.equal(rows[0]!.taskId, created[0]);
+      assert.equal(rows[0]!.operation?.name, 'slow_compute', 'the record keeps its operation');
     } finally {
       await proxy.close();
       if (filler) rmSync(filler, { recursive: true, force: true });

@@ -116,7 +116,7 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
 
     const list = await h.run(['recover']);
     assert.equal(list.code, 10);
-    assert.match(list.stdout, /not safe to resubmit blindly: send_payment is possibly destructive and not idempotent, and the server declares no duplicate-prevention contract/);
+    assert.match(list.stdout, /not safe to resubmit blindly: the server declares no duplicate-prevention contract for send_payment, which may be destructive/);
     assert.match(list.stdout, new RegExp(`mcp-tasks recover ${op8} --resubmit --force --yes\n`), 'without a terminal the printed step carries the confirmation');
 
     const refused = await h.run(['recover', op8, '--resubmit']);
@@ -139,18 +139,21 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
     assert.equal(countTool(demo.store, 'send_payment'), 2, 'a second payment: the refusal mattered');
   });
 
-  test('a read-only, idempotent tool (slow_compute) is resubmittable without the contract', async () => {
+  test('a read-only, idempotent tool (slow_compute) is not resubmitted on its annotations alone', async () => {
     const demo = await dropping();
     const h = await homeWithServer('web', demo.url);
     const rec = await inDoubtCall(h, 'web', 'slow_compute', ['seconds=1', 'label=ro']);
     const op8 = rec.opId.slice(0, 8);
     const json = parseJsonDoc((await h.run(['recover', '--json'])).stdout) as Array<{ resubmit: { safe: boolean; why: string } }>;
-    assert.deepEqual(json[0]?.resubmit, { safe: true, why: 'slow_compute is annotated read-only' });
+    assert.equal(json[0]?.resubmit.safe, false, 'annotations are the server\'s claim, not proof');
+    assert.match(json[0]!.resubmit.why, /annotates it read-only and idempotent, a hint from the server, not proof/);
     const resubmit = await h.run(['recover', op8, '--resubmit']);
-    assert.match(resubmit.stderr, /resubmitting slow_compute on web \(slow_compute is annotated read-only\)/);
-    assert.doesNotMatch(resubmit.stderr, /refusing/);
-    // The fault drops every new task's response, so the resubmission is in doubt again, and was sent.
-    assert.equal(resubmit.code, 10, resubmit.stderr);
+    assert.equal(resubmit.code, 1, resubmit.stderr);
+    assert.match(resubmit.stderr, /refusing to resubmit slow_compute/);
+    assert.equal(countTool(demo.store, 'slow_compute'), 1, 'nothing was sent again');
+    // A person who checked may still send it again, confirmed.
+    const forced = await h.run(['recover', op8, '--resubmit', '--force', '--yes']);
+    assert.equal(forced.code, 10, forced.stderr);
     assert.equal(countTool(demo.store, 'slow_compute'), 2);
   });
 

@@ -42,7 +42,9 @@ describe('in process: on-call', () => {
       assert.equal(all.code, 10);
       const opId = /^(\S{8}) {2}slow_compute on web/m.exec(all.stdout)?.[1];
       assert.ok(opId, all.stdout);
-      assert.match(all.stdout, new RegExp(`or, once checked: mcp-tasks recover ${opId} --resolve completed\\|not-run\\|failed`));
+      // One runnable command per verdict, never `a|b|c` (a shell would run that as a pipeline).
+      for (const verdict of ['completed', 'not-run', 'failed']) assert.match(all.stdout, new RegExp(`\\n\\s+mcp-tasks recover ${opId} --resolve ${verdict} --note "what you found"`));
+      assert.doesNotMatch(all.stdout, /completed\|not-run/);
       for (const ref of ['deploy', opId]) {
         const one = await cli(['recover', ref]);
         assert.equal(one.code, 10, one.stderr);

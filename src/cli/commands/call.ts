@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { ServerStore } from '../../servers/server-store.js';
+import { identityOf } from '../../servers/server-entry.js';
+import { decidePrior, idempotencyKeyOf, opIdForKey, refuseIdenticalInDoubt } from '../../app/call-intent.js';
 import { withServerName } from '../../app/remote-error.js';
 import { openSession, refusedToolError } from '../../session/open-session.js';
 import { newRecord, openVault } from '../../app/task-target.js';
@@ -29,10 +31,14 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   // Open (or create) the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
   vault.prepare();
 
+  const key = idempotencyKeyOf(opts.idempotencyKey, ctx.env);
+
   const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined }));
   const submitted: VaultRecord[] = [];
+  // Set when an earlier submission under the same key is to be followed (after this session closes).
+  let follow: { record: VaultRecord; note: string } | undefined;
   try {
-    return await withServerName(server, async () => {
+    const code = await withServerName(server, async (): Promise<number | undefined> => {
       const tools = await untilInterrupted(ctx, server, toolsFor(ctx, entry, session, tool));
       const info = tools.find((t) => t.name === tool);
       if (!info) {
@@ -51,8 +57,20 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
         throw err;
       }
 
-      const opId = randomUUID();
+      const opId = key ? opIdForKey(identityOf(entry, ctx.home), key) : randomUUID();
       const now = () => new Date(ctx.now()).toISOString();
+      // One intent, one effect: an earlier record under this key decides, never a second request.
+      const prior = key ? vault.get(opId) : undefined;
+      if (prior) {
+        const decision = decidePrior(prior, entry, tool, args, key!, ctx.now(), opts.detach === true);
+        if (decision.kind === 'follow') {
+          follow = decision;
+          return undefined;
+        }
+        ctx.stderr.write(`${decision.note}\n`);
+        return finish(ctx, decision.outcome);
+      }
+      if (!key && !opts.sendAnyway) refuseIdenticalInDoubt(vault, { server: { name: entry.name }, operation: { name: tool, arguments: args } }, ctx.now());
       const a = info.annotations ?? {};
       const record: VaultRecord = newRecord(
         entry,
@@ -63,6 +81,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
           arguments: args,
           submittedAt: now(),
           ...(entry.idempotencyMeta ? { idempotencyMeta: entry.idempotencyMeta } : {}),
+          ...(key ? { idempotencyKey: key } : {}),
           annotations: {
             ...(a.readOnlyHint !== undefined ? { readOnlyHint: a.readOnlyHint } : {}),
             ...(a.destructiveHint !== undefined ? { destructiveHint: a.destructiveHint } : {}),
@@ -83,13 +102,31 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       const resume = session.resumeState();
       if (resume) record.session = resume;
       // The intent is on disk before the request leaves: a crash from here on is recoverable.
-      vault.put(record);
+      // Under a key, only the first of several racing processes creates it; the others decide on its record.
+      if (key && !vault.create(record)) {
+        const decision = decidePrior(vault.get(opId)!, entry, tool, args, key, ctx.now(), opts.detach === true);
+        if (decision.kind === 'follow') {
+          follow = decision;
+          return undefined;
+        }
+        ctx.stderr.write(`${decision.note}\n`);
+        return finish(ctx, decision.outcome);
+      }
+      if (!key) vault.put(record);
       submitted.push(record);
+      if (key && !entry.idempotencyMeta) {
+        ctx.stderr.write(`note: server "${server}" declares no duplicate-prevention contract (server add … --idempotency-meta KEY), so the key stops re-runs from this vault only; another machine's run would send again\n`);
+      }
       return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { detach: opts.detach, timeoutMs, answers: opts.answers }));
     });
+    if (code !== undefined) return code;
   } finally {
     await closeSession(ctx, vault, session, submitted);
   }
+  // The key's earlier submission has a live task: follow it as `watch` would.
+  ctx.stderr.write(`${follow!.note}\n`);
+  const { runWatch } = await import('./watch.js');
+  return runWatch([follow!.record.opId], { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }, ctx);
 }
 
 /**

@@ -4,6 +4,7 @@ import { storedWhenUnreachable, withTask } from '../../app/with-task.js';
 import type { GetOptions } from '../task-options.js';
 import { report, type TaskReport } from '../../app/outcomes.js';
 import { finish } from '../finish.js';
+import { ResolvedRecordError } from '../../app/in-doubt.js';
 import { relistedKeys } from '../../tasks/input-stuck.js';
 
 export async function getTaskReport(ctx: Context, ref: string, opts: GetOptions): Promise<TaskReport> {
@@ -28,4 +29,12 @@ function askServer(ctx: Context, ref: string, opts: GetOptions): Promise<TaskRep
   });
 }
 
-export const runGet = async (ref: string, opts: GetOptions, ctx: Context): Promise<number> => finish(ctx, await getTaskReport(ctx, ref, opts));
+export async function runGet(ref: string, opts: GetOptions, ctx: Context): Promise<number> {
+  try {
+    return finish(ctx, await getTaskReport(ctx, ref, opts));
+  } catch (err) {
+    // Closed by hand: its verdict and note, nothing sent.
+    if (err instanceof ResolvedRecordError) return finish(ctx, { kind: 'resolved-record', record: err.record });
+    throw err;
+  }
+}

@@ -8,6 +8,7 @@ import { didYouMean } from '../did-you-mean.js';
 import { byCreatedAt, isActivePhase, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
 import { listingRowJson } from '../../vault/listing-index.js';
 import { listedStatus } from '../../output/present-list.js';
+import { reportedPhase } from '../../vault/writer.js';
 import { parseLabels } from '../duration.js';
 import { finish } from '../finish.js';
 
@@ -31,7 +32,7 @@ export function recordFilter(opts: ListOptions): (r: ListingMeta) => boolean {
   return (r) =>
     Boolean(opts.all || opts.status || isActivePhase(r.phase) || r.phase === 'lost') &&
     (!opts.server || r.server.name === opts.server) &&
-    (!opts.status || listedStatus(r) === opts.status || r.phase === opts.status) &&
+    (!opts.status || listedStatus(r) === opts.status || reportedPhase(r, Date.now()) === opts.status) &&
     labels.every(([k, v]) => r.labels[k] === v);
 }
 

@@ -11,9 +11,21 @@ import { present, refFor } from '../../output/present.js';
 import { safeName } from '../../output/sanitize.js';
 import { PromptAbortedError } from '../../prompts/prompter.js';
 import { ExitCode, usageError } from '../../errors.js';
+import { ResolvedRecordError } from '../../app/in-doubt.js';
+import { finish } from '../finish.js';
 import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
 
 export async function runWatch(givenRefs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
+  try {
+    return await watchTasks(givenRefs, opts, ctx);
+  } catch (err) {
+    // One record, closed by hand: its verdict and note, nothing sent (several: each one's failure line says so).
+    if (err instanceof ResolvedRecordError) return finish(ctx, { kind: 'resolved-record', record: err.record });
+    throw err;
+  }
+}
+
+async function watchTasks(givenRefs: string[], opts: WatchOptions, ctx: Context): Promise<number> {
   const timeoutMs = opts.timeoutMs;
   let refs = givenRefs;
   if (opts.active) {

@@ -14,17 +14,19 @@ describe('resubmitVerdict', () => {
     assert.match(v.why, /deduplicates on _meta\["io\.github\.mcp-tasks\/idempotency-key"\]/);
   });
 
-  test('read-only or idempotent tools are safe without a duplicate-prevention contract', () => {
+  test('read-only or idempotent annotations are the server\'s claim: shown, never a reason to resubmit', () => {
     const ro = resubmitVerdict(makeRecord({ tool: 'slow_compute', annotations: { readOnlyHint: true, idempotentHint: true } }));
-    assert.deepEqual(ro, { safe: true, why: 'slow_compute is annotated read-only' });
+    assert.equal(ro.safe, false);
+    assert.match(ro.why, /annotates it read-only and idempotent, a hint from the server, not proof/);
     const idem = resubmitVerdict(makeRecord({ tool: 'set_flag', annotations: { idempotentHint: true, destructiveHint: true } }));
-    assert.deepEqual(idem, { safe: true, why: 'set_flag is annotated idempotent' });
+    assert.equal(idem.safe, false);
+    assert.match(idem.why, /set_flag, which may be destructive; the server annotates it idempotent/);
   });
 
   test('a destructive, non-idempotent tool without the contract is not safe', () => {
     const v = resubmitVerdict(makeRecord({ tool: 'send_payment', annotations: { destructiveHint: true, idempotentHint: false, readOnlyHint: false } }));
     assert.equal(v.safe, false);
-    assert.match(v.why, /send_payment is possibly destructive and not idempotent, and the server declares no duplicate-prevention contract/);
+    assert.match(v.why, /the server declares no duplicate-prevention contract for send_payment, which may be destructive$/);
   });
 
   test('no annotations at all is not safe (hints default to destructive, non-idempotent)', () => {
@@ -32,10 +34,10 @@ describe('resubmitVerdict', () => {
     assert.equal(resubmitVerdict(makeRecord({ tool: 'mystery', annotations: {} })).safe, false);
   });
 
-  test('explicit false hints are not safe; destructiveHint false is worded as "not known to be idempotent"', () => {
+  test('explicit false hints are not safe; destructiveHint false drops the "may be destructive"', () => {
     const v = resubmitVerdict(makeRecord({ tool: 'append_log', annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false } }));
     assert.equal(v.safe, false);
-    assert.match(v.why, /append_log is not known to be idempotent/);
+    assert.equal(v.why, 'the server declares no duplicate-prevention contract for append_log');
   });
 });
 
