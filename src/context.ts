@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolveHome } from './home.js';
 import { inquirerPrompter, type Prompter } from './prompts/prompter.js';
 import { detectInvocation } from './invocation.js';
+import { replaceTaskId, shortenIdsIn } from './output/sanitize.js';
 
 export interface GlobalOptions {
   json?: boolean;
@@ -57,6 +58,13 @@ export interface Context {
   debug(line: string): void;
   /** Register a secret (a taskId, a token) that must never appear in diagnostics. */
   redact(secret: string | undefined): void;
+  /**
+   * Register a task id whose handle the vault holds (or the user gave): whatever its length, it is
+   * redacted in diagnostics and shortened on stderr and in human output (`shortenTaskIds`).
+   */
+  redactTaskId(taskId: string | undefined): void;
+  /** Text for human output with every registered task id shortened (server text often echoes it). */
+  shortenTaskIds(text: string): string;
   /** Fires on Ctrl-C: long-running commands stop and keep their handles. */
   interrupt: AbortSignal;
   /** Questions for a person; only used when `interactive`. */
@@ -138,11 +146,14 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
   const interactive = opts.input !== false && io.stdinIsTTY && !env.CI;
   const verbose = Boolean(opts.verbose);
   const secrets = new Set<string>();
+  const taskIds = new Set<string>();
   const scrub = (line: string) => {
     let out = line;
     for (const secret of secrets) out = out.split(secret).join('[redacted]');
+    for (const id of taskIds) out = replaceTaskId(out, id, '[redacted]');
     return out;
   };
+  const shortenTaskIds = (text: string) => (taskIds.size ? shortenIdsIn(text, taskIds) : text);
   let stdinText: string | undefined;
   let promptQueue: Promise<unknown> = Promise.resolve();
   let promptOpen = false;
@@ -155,7 +166,8 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
     },
     stdin: { isTTY: io.stdinIsTTY, readAll: () => (stdinText ??= io.readStdin()) },
     stdout: { write: (t) => void io.stdout.write(t), isTTY: Boolean(io.stdout.isTTY), columns: () => (io.stdout.isTTY ? io.stdout.columns || 80 : undefined) },
-    stderr: { write: (t) => void io.stderr.write(t), isTTY: Boolean(io.stderr.isTTY) },
+    // Everything on stderr is for people (notes, hints, errors quoting the server): ids short there.
+    stderr: { write: (t) => void io.stderr.write(typeof t === 'string' ? shortenTaskIds(t) : t), isTTY: Boolean(io.stderr.isTTY) },
     terminal: { stream: io.stderr, isTTY: Boolean(io.stderr.isTTY), columns: () => io.stderr.columns || 80 },
     platform: io.platform,
     env,
@@ -174,6 +186,10 @@ export function buildContext(opts: GlobalOptions, io: ProcessIO): Context {
       // Short strings would blank out ordinary words; ids and tokens are long.
       if (secret && secret.length >= 8) secrets.add(secret);
     },
+    redactTaskId: (taskId) => {
+      if (taskId) taskIds.add(taskId);
+    },
+    shortenTaskIds,
     interrupt: io.interrupt,
     prompter: io.prompter ?? inquirerPrompter(io.stderr),
     promptTurn: <T>(fn: () => Promise<T>): Promise<T> => {

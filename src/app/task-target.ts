@@ -1,6 +1,7 @@
 // Resolving what a command acts on: a vault record (by ref) or an ad-hoc taskId on a named
 // server, and the server entry it must be sent to. A vaulted handle is only ever sent to the
 // server identity it was created on.
+import { randomUUID } from 'node:crypto';
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { inDoubtOn, ResolvedRecordError } from './in-doubt.js';
@@ -155,7 +156,8 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   const entry = servers.get(opts.server);
   if (opts.save && !opts.saveAnyway) refuseBesideInDoubt(vault, entry.name, ctx.now());
   const now = new Date(ctx.now()).toISOString();
-  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: UNKNOWN_OPERATION, arguments: {}, submittedAt: now }, {}, `adhoc-${ref.slice(0, 8)}-${ctx.now().toString(36)}`, now, ctx.env);
+  // A random operation id, as `call` makes: nothing of the bearer handle goes into it (opIds are printed).
+  const record = newRecord(entry, ctx.home, { method: 'tools/call', name: UNKNOWN_OPERATION, arguments: {}, submittedAt: now }, {}, randomUUID(), now, ctx.env);
   record.taskId = ref;
   record.phase = 'active';
   if (opts.save) vault.put(record);

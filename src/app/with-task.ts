@@ -10,7 +10,7 @@ import { openSession } from '../session/open-session.js';
 import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
-import { sanitize } from '../output/sanitize.js';
+import { shortTaskId } from '../output/sanitize.js';
 import { applySnapshot, isActivePhase, type VaultRecord } from '../vault/vault-record.js';
 import { CliError, usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
@@ -93,6 +93,9 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
       // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
       update((rec) => applySnapshot(rec, s, at), target.persisted && !unchanged);
+      // Only once stored is the id shortened in what is printed: a handle the vault could not
+      // store is printed whole, as its only copy.
+      ctx.redactTaskId(s.taskId);
     },
     settled(s) {
       const stored = storedTerminal(target.record);
@@ -148,7 +151,7 @@ export async function storedWhenUnreachable(ctx: Context, ref: string, opts: Tar
   if (!(err instanceof CliError) || err.kind !== 'unreachable') return undefined;
   let target: TaskTarget;
   try {
-    ({ target } = await resolveTarget(ctx, ref, opts));
+    ({ target } = await resolveShown(ctx, ref, opts));
   } catch {
     return undefined;
   }
@@ -215,8 +218,15 @@ function sessionStillNeeded(vault: Vault, sessionId: string): boolean {
 }
 
 /** resolve → connect → run → close, for one task. */
+/** resolveTarget, and the task's id shortened in everything printed from here on (errors quoting it too). */
+async function resolveShown(ctx: Context, ref: string, opts: TargetOptions): Promise<Awaited<ReturnType<typeof resolveTarget>>> {
+  const resolved = await resolveTarget(ctx, ref, opts);
+  ctx.redactTaskId(resolved.target.taskId);
+  return resolved;
+}
+
 export async function withTask<T extends Outcome>(ctx: Context, ref: string, opts: TargetOptions, fn: (scope: TaskScope) => Promise<T>): Promise<T | TaskReport> {
-  const { vault, target } = await resolveTarget(ctx, ref, opts);
+  const { vault, target } = await resolveShown(ctx, ref, opts);
   let session: TaskSession;
   try {
     session = await openSessionFor(ctx, target, opts.serveInput === true);
@@ -238,11 +248,11 @@ export async function withTask<T extends Outcome>(ctx: Context, ref: string, opt
  */
 export async function withTasks(ctx: Context, refs: string[], opts: TargetOptions, fn: (scope: TaskScope) => Promise<TaskReport>, onSettled: (r: TaskReport | TaskFailure) => void = () => {}): Promise<Array<TaskReport | TaskFailure>> {
   const resolved = [];
-  for (const ref of refs) resolved.push(await resolveTarget(ctx, ref, opts));
+  for (const ref of refs) resolved.push(await resolveShown(ctx, ref, opts));
   const seen = new Set<string>();
   for (const { target } of resolved) {
     const key = `${target.entry.name}\0${target.taskId}`;
-    if (seen.has(key)) throw usageError(`the same task is named twice (${sanitize(target.taskId, { singleLine: true }).slice(0, 10)}…)`);
+    if (seen.has(key)) throw usageError(`the same task is named twice (${shortTaskId(target.taskId)})`);
     seen.add(key);
   }
   const sessions = new Map<string, Promise<TaskSession>>();

@@ -7,7 +7,7 @@ import { SECRET_HEADER, SECRET_QUERY_PARAM, type ServerEntry } from '../servers/
 import { asInvoked } from '../invocation.js';
 import { typeableRef } from '../vault/vault-record.js';
 import { jsonLine, makeStyle, renderArgumentTable, renderToolLines, statusWord } from './render.js';
-import { safeJson, sanitize } from './sanitize.js';
+import { safeJson, sanitize, shortenIdsIn, shortTaskId } from './sanitize.js';
 
 /** A URL for display: credential query values (an entry stored before they were refused) redacted. */
 export function redactUrl(raw: string): string {
@@ -126,9 +126,10 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       if (tasks.length === 0) return out(`server ${server} lists no tasks\n`);
       const st = makeStyle(ctx.color);
       for (const { snapshot: t, record: rec } of tasks) {
-        const id = rec ? typeableRef(rec, 10) : sanitize(t.taskId, { singleLine: true, maxLength: 10 });
+        // Never a whole id: a short one (or one not in this vault) as a prefix of at most half of it.
+        const id = rec ? typeableRef(rec, 10) : shortTaskId(t.taskId);
         const what = rec ? `${rec.operation.name}  ${st.c.green('in vault')}` : st.c.gray('not in this vault');
-        const message = t.statusMessage ? `  ${st.c.gray(sanitize(t.statusMessage, { singleLine: true, maxLength: 80 }))}` : '';
+        const message = t.statusMessage ? `  ${st.c.gray(shortenIdsIn(sanitize(t.statusMessage, { singleLine: true, maxLength: 80 }), [t.taskId]))}` : '';
         out(`${id.padEnd(10)}  ${statusWord(t.status as never, st, false)}  ${what}  ${st.c.gray(t.createdAt.replace('T', ' ').slice(0, 19))}${message}\n`);
       }
       return;

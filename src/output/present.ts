@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import type { Outcome, TaskFailure, TaskReport } from '../app/outcomes.js';
 import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
 import type { TaskTarget } from '../app/task-target.js';
+import type { ServerEntry } from '../servers/server-entry.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
 import { presentServerOutcome } from './present-servers.js';
@@ -114,6 +115,8 @@ export function present(ctx: Context, outcome: Outcome): void {
       const { target, snapshot } = outcome;
       const ref = refFor(target);
       for (const n of outcome.notes ?? []) err(n);
+      const lifetime = stdioLifetimeWarning(target.entry);
+      if (lifetime) err(lifetime);
       if (ctx.json) return out(jsonLine(taskJson(target.record, snapshot)));
       out(`${st.c.bold(target.record.operation.name)} on ${st.c.bold(target.entry.name)}: task started (${snapshot.status})\n`);
       hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
@@ -226,6 +229,15 @@ function presentReport(ctx: Context, r: TaskReport): void {
       err(`  next: \`mcp-tasks watch ${ref}\` once the server is back.`);
       break;
   }
+}
+
+/**
+ * `call --detach` on a stdio server: mcp-tasks started the server and ends it when it exits, so
+ * the task may end with it. Not for the built-in demo, whose store is durable (CLI-CONTRACT).
+ */
+export function stdioLifetimeWarning(entry: ServerEntry): string | undefined {
+  if (entry.transport !== 'stdio' || entry.builtin === 'demo') return undefined;
+  return `warning: "${safeName(entry.name, 80)}" is a stdio server: mcp-tasks started its process for this call and ends it on exit, so the task lives only as long as that process unless the server keeps its tasks in a durable store; coming back to this handle later may find it lost. To follow the task to its end, run the call without --detach.`;
 }
 
 /** Under this, a detached task may be gone before anyone comes back: say so. */

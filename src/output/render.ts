@@ -4,7 +4,7 @@ import type { ChalkInstance } from 'chalk';
 import type { TaskStatus } from '../protocol/constants.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import { isLostOrInDoubt, UNKNOWN_OPERATION, type ListedRecord, type VaultRecord } from '../vault/vault-record.js';
-import { safeJson, safeName, sanitize, shortenIdsIn } from './sanitize.js';
+import { safeJson, safeName, sanitize, shortenIdsIn, shortTaskId } from './sanitize.js';
 
 export interface Style {
   c: ChalkInstance;
@@ -149,10 +149,7 @@ export function renderCallToolResult(result: Record<string, unknown>, st: Style)
   return lines.join('\n');
 }
 
-export function shortTaskId(id: string): string {
-  const clean = sanitize(id, { singleLine: true });
-  return clean.length > 12 ? `${clean.slice(0, 10)}…` : clean;
-}
+export { shortTaskId };
 
 /** The one-paragraph human view of a task's state (get, watch's final state). */
 export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: Style): string {

@@ -42,13 +42,36 @@ export const isPlainId = (id: string): boolean => /^[\x21-\x7e]+$/.test(id) && !
  */
 export const safeName = (text: string, maxLength = 200): string => sanitize(String(text), { singleLine: true, maxLength });
 
+/** Longest task id shown as a prefix of itself; anything this short or shorter is never shown whole. */
+export const SHORT_ID_MAX = 12;
+
+/**
+ * How a task id (a bearer handle) is shown to people: its first 10 characters, or for an id of
+ * 12 characters or fewer at most half of it, so no human output holds the whole handle.
+ */
+export function shortTaskId(id: string): string {
+  const clean = sanitize(id, { singleLine: true });
+  return `${clean.slice(0, clean.length > SHORT_ID_MAX ? 10 : Math.min(6, Math.floor(clean.length / 2)))}…`;
+}
+
+// A short id is replaced only where it stands alone: "42" must not eat "1425" or "-32602".
+const ID_CHARS = 'A-Za-z0-9_\\-';
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Every occurrence of task id `id` in `text` replaced by `by` (a short id: where it stands alone). */
+export function replaceTaskId(text: string, id: string, by: string): string {
+  if (!id || !text.includes(id)) return text;
+  if (id.length > SHORT_ID_MAX) return text.split(id).join(by);
+  return text.replace(new RegExp(`(?<![${ID_CHARS}])${escapeRegExp(id)}(?![${ID_CHARS}])`, 'g'), () => by);
+}
+
 /** Shorten every whole task id found inside server text (human output promises short ids). */
-export function shortenIdsIn(text: string, taskIds: Array<string | undefined>): string {
+export function shortenIdsIn(text: string, taskIds: Iterable<string | undefined>): string {
   let out = text;
   for (const id of taskIds) {
-    if (!id || id.length <= 12) continue;
-    const clean = sanitize(id, { singleLine: true });
-    for (const form of new Set([id, clean])) if (form.length > 12) out = out.split(form).join(`${clean.slice(0, 10)}…`);
+    if (!id) continue;
+    const short = shortTaskId(id);
+    for (const form of new Set([id, sanitize(id, { singleLine: true })])) out = replaceTaskId(out, form, short);
   }
   return out;
 }

@@ -11,8 +11,17 @@ const IDENTITY = z.discriminatedUnion('kind', [
 const ISO = z.string().min(1).max(64);
 const SHORT = z.string().min(1).max(4096);
 
+/** An operation id as mcp-tasks makes them (a UUID; older versions' label-free ids are hex too). */
+const OP_ID = /^[0-9a-f-]{8,64}$/i;
+/**
+ * The id versions before 0.2 gave a task adopted by taskId (`get <taskId> --server S --save`):
+ * `adhoc-<the taskId's first 8 characters>-<time>`. Accepted from a bundle, then replaced
+ * (freshOpIdForLegacyAdopted): it carries part of the bearer handle.
+ */
+export const LEGACY_ADOPTED_OP_ID = /^adhoc-[\x21-\x7e]{1,200}$/;
+
 export const VaultRecordSchema = z.object({
-  opId: z.string().regex(/^[0-9a-f-]{8,64}$/i, 'not an operation id'),
+  opId: z.string().refine((id) => OP_ID.test(id) || LEGACY_ADOPTED_OP_ID.test(id), 'not an operation id'),
   taskId: SHORT.optional(),
   server: z.object({
     name: z.string().min(1).max(200),
@@ -60,4 +69,13 @@ export function recordProblem(value: unknown): string | undefined {
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length ? issue.path.map(String).join('.') : '(top level)';
   return `${where}: ${issue?.message ?? 'invalid'}`;
+}
+
+/**
+ * An adopted record from an older version, under a random operation id instead of its `adhoc-`
+ * one (nothing of its handle stays in an id that is printed). Nothing else refers to that id: an
+ * adopted task's call was never sent from a vault, so no server holds it as a duplicate-prevention key.
+ */
+export function freshOpIdForLegacyAdopted<T extends { opId: string }>(rec: T, newId: () => string): T {
+  return LEGACY_ADOPTED_OP_ID.test(rec.opId) ? { ...rec, opId: newId() } : rec;
 }

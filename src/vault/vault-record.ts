@@ -113,14 +113,19 @@ export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'label
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
 export const UNKNOWN_OPERATION = '(unknown operation)';
 
+/** A taskId this short is never printed whole, not even as its own "prefix": the opId stands for it. */
+const SHORT_TASK_ID = 12;
+
 /**
- * A short ref a person can type for this record: a taskId prefix, or, when the taskId begins
+ * A short ref a person can type for this record (`vault.resolve` takes it): a taskId prefix, or,
+ * when the taskId is 12 characters or fewer (a prefix would be the whole bearer handle), begins
  * with "-" (base64url) and would read as an option, carries anything but printable ASCII, or
  * there is none, an operation id prefix.
  */
 export function typeableRef(rec: Pick<VaultRecord, 'taskId' | 'opId'>, length = 12): string {
   // A server-chosen id with controls or spaces in it is neither safe to print nor typeable: the opId is.
-  return rec.taskId && /^[\x21-\x7e]+$/.test(rec.taskId) && !rec.taskId.startsWith('-') ? rec.taskId.slice(0, length) : rec.opId.slice(0, 8);
+  const byTaskId = rec.taskId && rec.taskId.length > SHORT_TASK_ID && /^[\x21-\x7e]+$/.test(rec.taskId) && !rec.taskId.startsWith('-');
+  return byTaskId ? rec.taskId!.slice(0, Math.min(length, SHORT_TASK_ID)) : rec.opId.slice(0, 8);
 }
 
 export const isActivePhase = (p: VaultPhase) => p === 'submitting' || p === 'active' || p === 'in-doubt';

@@ -23,8 +23,8 @@ export interface ProxyHooks {
   answer?: (req: ProxiedRequest) => ProxyReply | 'hold' | undefined;
   /** Rewrite the upstream answer to this request (buffered; for JSON answers). */
   rewrite?: (req: ProxiedRequest) => ((body: string) => string) | undefined;
-  /** Forward this body instead of the client's (a client that declares less, for example). */
-  rewriteRequest?: (req: ProxiedRequest) => Buffer | undefined;
+  /** Forward this body instead of the client's (a client that declares less, for example); with `headers`, these headers too. */
+  rewriteRequest?: (req: ProxiedRequest) => Buffer | { body: Buffer; headers: IncomingHttpHeaders } | undefined;
   /**
    * A hostile answer: the request is forwarded first (so the server acts on it and the effect can
    * be counted), then its answer is replaced by what this behaviour sends.
@@ -176,8 +176,9 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, opti
       }
       const rewrite = hooks.rewrite?.(seen);
       const rewriteEvent = hooks.rewriteEvents?.(seen);
-      const newBody = hooks.rewriteRequest?.(seen);
-      const headers = newBody ? { ...req.headers, 'content-length': String(newBody.length) } : req.headers;
+      const rewritten = hooks.rewriteRequest?.(seen);
+      const newBody = Buffer.isBuffer(rewritten) ? rewritten : rewritten?.body;
+      const headers = newBody ? { ...(Buffer.isBuffer(rewritten) ? req.headers : rewritten!.headers), 'content-length': String(newBody.length) } : req.headers;
       const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
         if (hooks.replace) {
           const body: Buffer[] = [];

@@ -1,5 +1,6 @@
 // `prune`, `export`, `import`: housekeeping and hand-over of handles between machines. Each returns
 // an outcome (app/outcomes.ts) that output/present-record.ts renders.
+import { randomUUID } from 'node:crypto';
 import { readFileArg, type Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { writeFileAtomic } from '../../fs/atomic-file.js';
@@ -9,7 +10,7 @@ import { ServerStore } from '../../servers/server-store.js';
 import { decodeSealed, encodeSealed, sealWithPassphrase, unsealWithPassphrase, VaultKeyError } from '../../vault/vault-crypto.js';
 import type { VaultRecord } from '../../vault/vault-record.js';
 import { parseDuration } from '../duration.js';
-import { recordProblem } from '../../vault/record-schema.js';
+import { freshOpIdForLegacyAdopted, recordProblem } from '../../vault/record-schema.js';
 import { sanitize } from '../../output/sanitize.js';
 import { finish } from '../finish.js';
 
@@ -88,7 +89,8 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
   }
   // Credentials never travel in a bundle: whoever imports reconnects with their own.
   let droppedSecrets = 0;
-  records = records.map((r) => {
+  records = records.map((imported) => {
+    const r = freshOpIdForLegacyAdopted(imported, randomUUID);
     if (!r.auth.secrets) return r;
     droppedSecrets++;
     const { secrets: _dropped, ...auth } = r.auth;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sanitize, safeJson } from '../../../src/output/sanitize.js';
+import { sanitize, safeJson, shortenIdsIn, shortTaskId } from '../../../src/output/sanitize.js';
+import { typeableRef } from '../../../src/vault/vault-record.js';
 
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
@@ -31,4 +32,26 @@ test('safeJson escapes C1 controls that JSON.stringify leaves raw, and stays par
   const text = safeJson(v);
   assert.doesNotMatch(text, CONTROL);
   assert.deepEqual(JSON.parse(text), v);
+});
+
+test('a task id is never shown whole: long ones keep 10 characters, short ones at most half', () => {
+  assert.equal(shortTaskId('abcdefghijklmnopqrstuvwxyz'), 'abcdefghij…');
+  assert.equal(shortTaskId('abcdefghijklm'), 'abcdefghij…');
+  assert.equal(shortTaskId('abcdefghijkl'), 'abcdef…');
+  assert.equal(shortTaskId('k7Qx2mPz'), 'k7Qx…');
+  assert.equal(shortTaskId('7'), '…');
+});
+
+test('shortenIdsIn: a short id is replaced where it stands alone, not inside other words or numbers', () => {
+  assert.equal(shortenIdsIn('Task k7Qx2mPz not found ("k7Qx2mPz")', ['k7Qx2mPz']), 'Task k7Qx… not found ("k7Qx…")');
+  assert.equal(shortenIdsIn('task 4242 failed with -32603 after 14242 ms', ['4242']), 'task 42… failed with -32603 after 14242 ms');
+  assert.equal(shortenIdsIn('id abcdefghijklmnop, again abcdefghijklmnopq', ['abcdefghijklmnop']), 'id abcdefghij…, again abcdefghij…q');
+});
+
+test('typeableRef: a taskId of 12 characters or fewer is stood for by the operation id', () => {
+  const opId = '3f2a9c1e-0000-4000-8000-000000000000';
+  assert.equal(typeableRef({ opId, taskId: 'k7Qx2mPz' }), '3f2a9c1e');
+  assert.equal(typeableRef({ opId, taskId: 'abcdefghijkl' }), '3f2a9c1e');
+  assert.equal(typeableRef({ opId, taskId: 'abcdefghijklm' }), 'abcdefghijkl');
+  assert.equal(typeableRef({ opId, taskId: 'abcdefghijklm' }, 10), 'abcdefghij');
 });
