@@ -19,6 +19,8 @@ export interface FollowOptions {
   streamed?: { last?: TaskSnapshot };
   retry?: RetryPolicy;
   onInputRequired?: (s: TaskSnapshot) => Promise<'answered' | 'stop'>;
+  /** Without onInputRequired: input_required does not end the follow (cancel --wait waits for an end). */
+  throughInput?: boolean;
   onInputRelisted?: (s: TaskSnapshot) => Promise<'answered' | 'wait' | 'stop'>;
 }
 
@@ -59,6 +61,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
       timeoutMs: opts.timeoutMs,
       retry,
       inputStuckAfterMs: stuckAfterMs,
+      ...(opts.throughInput ? { throughInput: true } : {}),
       onSnapshot: (s, changed) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
