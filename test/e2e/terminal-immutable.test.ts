@@ -64,6 +64,11 @@ describe('a later, different terminal answer never replaces the stored one', () 
     assert.match(w.stdout, /completed/);
     assert.match(w.stderr, /now says the task failed/);
 
+    const a = await h.run(['answer', 'flip']);
+    assert.equal(a.code, 0, a.stderr);
+    assert.match(a.stdout, /completed/);
+    assert.match(a.stderr, /now says the task failed/);
+
     rewriteGet = undefined;
     const shown = parseJsonDoc((await h.run(['--json', 'show', 'flip'])).stdout);
     assert.equal(shown.phase, 'terminal');
