@@ -7,6 +7,7 @@ import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskEnd, TaskScope } from './with-task.js';
 import { refFor } from '../output/present.js';
 import { sanitize } from '../output/sanitize.js';
+import { VaultError } from '../vault/vault-errors.js';
 
 export interface FollowOptions {
   timeoutMs?: number | undefined;
@@ -19,6 +20,8 @@ export interface FollowOptions {
   streamed?: { last?: TaskSnapshot };
   retry?: RetryPolicy;
   onInputRequired?: (s: TaskSnapshot) => Promise<'answered' | 'stop'>;
+  /** Without onInputRequired: input_required does not end the follow (cancel --wait waits for an end). */
+  throughInput?: boolean;
   onInputRelisted?: (s: TaskSnapshot) => Promise<'answered' | 'wait' | 'stop'>;
 }
 
@@ -59,10 +62,11 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
       timeoutMs: opts.timeoutMs,
       retry,
       inputStuckAfterMs: stuckAfterMs,
+      ...(opts.throughInput ? { throughInput: true } : {}),
       onSnapshot: (s, changed) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
-        if (changed || terminal) scope.observe(s);
+        if (changed || terminal) observeOrWarn(scope, s, terminal);
         // The first state observed is always streamed, so a watch never ends with nothing on stdout.
         if (ctx.json && opts.streamJson && (changed || terminal || !opts.streamed?.last)) {
           ctx.stdout.write(jsonLine(taskJson(target.record, s)));
@@ -102,5 +106,25 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
     return end.kind === 'lost' ? scope.unknown(end.reason) : end;
   } finally {
     progress.stop();
+  }
+}
+
+/**
+ * Keep the vault current; a vault that cannot take the write (a full disk) does not end the
+ * follow: the state fetched is still shown, with a warning, and the record keeps what it held
+ * (the handle, active), so a later `get` fetches the result again and stores it.
+ */
+function observeOrWarn(scope: TaskScope, s: TaskSnapshot, terminal: boolean): void {
+  try {
+    scope.observe(s);
+  } catch (err) {
+    if (!(err instanceof VaultError)) throw err;
+    const why = sanitize(err.message, { singleLine: true, maxLength: 300 });
+    const ref = refFor(scope.target);
+    scope.warn(
+      terminal
+        ? `warning: the vault could not store this result (${why}); it is printed all the same, and the handle is kept (the record stays active): once the vault is writable, \`mcp-tasks get ${ref}\` fetches the result again and stores it.`
+        : `warning: the vault could not record the task's progress (${why}); the handle is kept, and following goes on.`,
+    );
   }
 }

@@ -7,6 +7,7 @@ import { sanitize } from '../output/sanitize.js';
 import { PromptAbortedError } from '../prompts/prompter.js';
 import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
 import { UnsupportedGenerationError } from '../session/task-session.js';
+import { RequestRejectedError } from '../session/rejection.js';
 import { OtherPrincipalError } from '../tasks/principal.js';
 import { toLocalCliError } from './local-error.js';
 import { ResolvedRecordError } from './in-doubt.js';
@@ -38,6 +39,7 @@ export function toCliError(err: unknown, server?: string, ref?: string): CliErro
   if (err instanceof OtherPrincipalError) {
     return new CliError('auth', `${sanitize(err.message, { singleLine: true, maxLength: 400 })}; the task handle was not sent`, server ? `Run \`mcp-tasks server login ${server}\` as the account that created the task, then retry.` : 'Sign in as the account that created the task, then retry.');
   }
+  if (err instanceof RequestRejectedError) return rejectionError(err, on, ref);
   if (err instanceof AuthRefusedError) {
     return new CliError('auth', `${err.message}${on}`, 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.');
   }
@@ -74,6 +76,18 @@ export function toCliError(err: unknown, server?: string, ref?: string): CliErro
     return new CliError('protocol', `the server answered with error ${err.code}${on}: ${msg}`, 'Retry later, or contact the server operator.', ExitCode.TaskFailed);
   }
   return undefined;
+}
+
+/** A request the server refused on a task that tasks/get still shows: nothing changed, nothing is lost. */
+function rejectionError(err: RequestRejectedError, on: string, ref?: string): CliError {
+  const msg = sanitize(err.serverMessage, { singleLine: true, maxLength: 400 });
+  const status = err.snapshot.status;
+  if (err.method === 'tasks/update') {
+    const fix = ref ? `\`mcp-tasks answer ${ref} --template\` shows what it asks; fix the answer and send it again with \`mcp-tasks answer ${ref}\`` : 'Fix the answer and send it again';
+    return new CliError('invalid-input', `the server refused the answer${on} (error ${err.code}: ${msg}); the task is still ${status}, and nothing was recorded as answered`, `${fix} (no key was used up).`);
+  }
+  const look = ref ? `\`mcp-tasks get ${ref}\` shows its state; \`mcp-tasks cancel ${ref}\` asks again` : 'Check its state, then ask again';
+  return new CliError('invalid-input', `the server refused the cancel${on} (error ${err.code}: ${msg}); the task is still ${status}, and its handle is kept`, `${look}.`);
 }
 
 /** `-32021`: name what the server says is missing (from `data.requiredCapabilities`), or say it named nothing. */

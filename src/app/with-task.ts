@@ -10,8 +10,8 @@ import { openSession } from '../session/open-session.js';
 import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Vault } from '../vault/vault.js';
-import { shortTaskId } from '../output/sanitize.js';
-import { applySnapshot, isActivePhase, type VaultRecord } from '../vault/vault-record.js';
+import { sanitize, shortTaskId } from '../output/sanitize.js';
+import { applySnapshot, isActivePhase, storedTerminalState, terminalConflictOf, type TerminalConflict, type VaultRecord } from '../vault/vault-record.js';
 import { CliError, usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
 import { refFor } from '../output/present.js';
@@ -54,13 +54,13 @@ export interface TaskScope {
   settled(snapshot: TaskSnapshot): TaskSnapshot;
   /** The server does not know the task: lost, unless a terminal result is stored. */
   unknown(reason?: string): TaskEnd;
+  /** Say something the verdict must carry (stderr, and `warnings` in --json): a contradiction, a write that failed. */
+  warn(line: string): void;
+  readonly warnings: readonly string[];
 }
 
 /** The terminal state the vault holds for this record, with its result or error. */
-export function storedTerminal(rec: VaultRecord): TaskSnapshot | undefined {
-  if (rec.phase !== 'terminal' || !rec.last || !isTerminalStatus(rec.last.status)) return undefined;
-  return { ...rec.last, ...(rec.result ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) };
-}
+export const storedTerminal = (rec: VaultRecord): TaskSnapshot | undefined => storedTerminalState(rec);
 
 export function taskScope(ctx: Context, session: TaskSession, vault: Vault, target: TaskTarget): TaskScope {
   const isoNow = () => new Date(ctx.now()).toISOString();
@@ -80,26 +80,42 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       Object.assign(target.record, fresh);
     } else withSession(target.record);
   };
+  const warnings: string[] = [];
+  const warn = (line: string) => {
+    if (!warnings.includes(line)) warnings.push(line);
+  };
+  const observe = (s: TaskSnapshot) => {
+    ctx.redact(s.taskId);
+    const at = isoNow();
+    const prev = target.record.last;
+    const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
+    let conflict: TerminalConflict | undefined;
+    // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
+    update((rec) => (conflict = applySnapshot(rec, s, at)), target.persisted && !unchanged);
+    // Only once stored is the id shortened in what is printed: a handle the vault could not
+    // store is printed whole, as its only copy.
+    ctx.redactTaskId(s.taskId);
+    if (conflict) warn(conflictWarning(conflict, refFor(target)));
+  };
   return {
     ctx,
     session,
     vault,
     target,
+    warnings,
+    warn,
     update: (change) => update(change),
-    observe(s) {
-      ctx.redact(s.taskId);
-      const at = isoNow();
-      const prev = target.record.last;
-      const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
-      // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
-      update((rec) => applySnapshot(rec, s, at), target.persisted && !unchanged);
-      // Only once stored is the id shortened in what is printed: a handle the vault could not
-      // store is printed whole, as its only copy.
-      ctx.redactTaskId(s.taskId);
-    },
+    observe,
     settled(s) {
       const stored = storedTerminal(target.record);
-      return stored && !isTerminalStatus(s.status) ? stored : s;
+      if (!stored) return s;
+      if (!isTerminalStatus(s.status)) return stored;
+      // A different terminal answer after the stored one: noted and warned about; the first end stands.
+      if (terminalConflictOf(target.record, s)) {
+        observe(s);
+        return storedTerminal(target.record) ?? stored;
+      }
+      return s;
     },
     unknown(reason = UNKNOWN_TASK_REASON) {
       // The server forgot a task whose terminal result we already hold: that is not a loss.
@@ -132,12 +148,26 @@ function keepPendingInput(rec: VaultRecord, session: TaskSession, taskId: string
   else delete rec.session.pendingInput;
 }
 
+/** The words for a terminal answer that contradicts the stored one (server text sanitised). */
+function conflictWarning(c: TerminalConflict, ref: string): string {
+  const said = c.differs === 'status' ? c.said : `${c.said} with a different ${c.differs}`;
+  const why = c.errorMessage ? ` (${sanitize(c.errorMessage, { singleLine: true, maxLength: 200 })})` : '';
+  return `warning: the server now says the task ${said}${why}, but it had ended ${c.kept} (stored in the vault); the first terminal state is kept, and the contradiction is noted in the record's history (\`mcp-tasks show ${ref}\`).`;
+}
+
+/** The scope's warnings travel with a task verdict: stderr, and `warnings` in its JSON document. */
+function withWarnings<T extends Outcome>(scope: TaskScope, r: T | TaskReport): T | TaskReport {
+  if (r.kind !== 'task' || scope.warnings.length === 0) return r;
+  const rep = r as TaskReport;
+  return { ...rep, notes: [...scope.warnings, ...rep.notes], jsonExtra: { ...(rep.jsonExtra ?? {}), warnings: [...scope.warnings] } };
+}
+
 /** Run `fn` in the scope; an unknown task ends the report there, other remote failures name the server. */
 export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: TaskScope) => Promise<T>): Promise<T | TaskReport> {
   try {
-    return await fn(scope);
+    return withWarnings(scope, await fn(scope));
   } catch (err) {
-    if (isUnknownTaskError(err)) return report(scope.target, scope.unknown(lostReasonOf(err)));
+    if (isUnknownTaskError(err)) return withWarnings(scope, report(scope.target, scope.unknown(lostReasonOf(err))));
     if (err instanceof OtherPrincipalError) return report(scope.target, notSent(scope.target, err));
     throw toCliError(err, scope.target.entry.name, refFor(scope.target)) ?? err;
   }

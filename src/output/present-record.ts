@@ -114,7 +114,10 @@ function presentRecord(ctx: Context, r: VaultRecord): void {
   if (r.inputKeysSeen.length) line('input keys', `seen ${r.inputKeysSeen.map((k) => safeName(k, 80)).join(', ')}; answered ${r.inputKeysAnswered.map((k) => safeName(k, 80)).join(', ') || 'none'}`);
   if (r.history.length) {
     ctx.stdout.write(`${st.c.gray('history')}\n`);
-    for (const h of r.history) ctx.stdout.write(`  ${localTime(h.at)}  ${statusWord(h.status, st)}${h.statusMessage ? `  ${sanitize(h.statusMessage, { singleLine: true, maxLength: 120 })}` : ''}\n`);
+    for (const h of r.history) {
+      const text = h.note ? st.c.gray(`(${sanitize(h.note, { singleLine: true, maxLength: 200 })})`) : h.statusMessage ? sanitize(h.statusMessage, { singleLine: true, maxLength: 120 }) : '';
+      ctx.stdout.write(`  ${localTime(h.at)}  ${statusWord(h.status, st)}${text ? `  ${text}` : ''}\n`);
+    }
   }
   if (r.result) ctx.stdout.write(`${st.c.gray('result')}\n${shortenIdsIn(renderCallToolResult(r.result, st), [r.taskId])}\n`);
   if (r.error) ctx.stdout.write(`${st.c.gray('error')} ${r.error.code}: ${sanitize(r.error.message, { maxLength: 2000 })}\n`);

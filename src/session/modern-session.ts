@@ -10,6 +10,7 @@ import type { CallToolParams, RequestOptions, TaskSession, ToolCallOutcome, Tool
 import type { RefusedTool } from '../connection/connect.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import { TransportError } from '../protocol/remote-errors.js';
+import { confirmingRejection } from './rejection.js';
 
 /** The open tools/call's own limit: its round's wait is kept here; the session's close ends it sooner. */
 const OPEN_CALL_LIMIT_MS = 24 * 60 * 60 * 1000;
@@ -103,10 +104,11 @@ export class ModernTaskSession implements TaskSession {
     return getTask(this.conn, taskId, opts);
   }
   updateTask(taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
-    return updateTask(this.conn, taskId, inputResponses);
+    // -32602 may be a refused answer to a task that is still waiting: a tasks/get tells.
+    return confirmingRejection('tasks/update', () => updateTask(this.conn, taskId, inputResponses), () => this.getTask(taskId));
   }
   cancelTask(taskId: string): Promise<void> {
-    return cancelTask(this.conn, taskId);
+    return confirmingRejection('tasks/cancel', () => cancelTask(this.conn, taskId), () => this.getTask(taskId), { terminalIsDone: true });
   }
   close(): Promise<void> {
     this.closing.abort();

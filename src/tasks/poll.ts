@@ -47,6 +47,12 @@ export interface PollOptions {
    */
   onInputRequired?: (snapshot: TaskSnapshot) => Promise<'answered' | 'stop'>;
   /**
+   * input_required is not an end either (`cancel --wait`: cancellation is cooperative, and a task
+   * asked to stop may still list its questions until the server acts on the cancel): keep polling
+   * until a terminal state or the timeout. Ignored when onInputRequired is given.
+   */
+  throughInput?: boolean;
+  /**
    * Called once when the server keeps listing a set of keys already handled for longer than
    * `inputStuckAfterMs`: the answer may not have been taken, and nobody should wait in silence.
    */
@@ -186,7 +192,11 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
       // One answering round per distinct set of pending keys: a server that is slow to drop
       // answered keys must not make us answer (or prompt) twice.
       const round = Object.keys(snapshot.inputRequests ?? {}).sort().join('\0');
-      if (!opts.onInputRequired) return { kind: 'needs-input', snapshot };
+      if (!opts.onInputRequired) {
+        if (!opts.throughInput) return { kind: 'needs-input', snapshot };
+        waitMs = delayAfter(snapshot);
+        continue;
+      }
       if (!answeredRounds.has(round)) {
         answeredRounds.add(round);
         const verdict = await opts.onInputRequired(snapshot);

@@ -41,3 +41,30 @@ export function expiresAtMs(s: Pick<TaskSnapshot, 'createdAt' | 'ttlMs'>): numbe
   const created = Date.parse(s.createdAt);
   return Number.isFinite(created) ? created + s.ttlMs : undefined;
 }
+
+/** JSON with object keys sorted at every level: equal values compare equal whatever the key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A result as compared between two answers: its `_meta` (related-task ids, progress) is framing, not outcome. */
+const outcomeOf = (r: Record<string, unknown>) => canonical({ ...r, _meta: undefined });
+
+/**
+ * How a later terminal answer differs from the terminal state first stored: another status, or
+ * the same status with another result or error. Undefined when it says the same (or only adds
+ * what the first lacked). Both must be terminal.
+ */
+export function terminalDifference(first: TaskSnapshot, later: TaskSnapshot): 'status' | 'result' | 'error' | undefined {
+  if (first.status !== later.status) return 'status';
+  if (first.result && later.result && outcomeOf(first.result) !== outcomeOf(later.result)) return 'result';
+  if (first.error && later.error && canonical(first.error) !== canonical(later.error)) return 'error';
+  return undefined;
+}

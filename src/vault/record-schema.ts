@@ -50,7 +50,7 @@ export const VaultRecordSchema = z.object({
     .object({ taskId: SHORT, status: STATUS, createdAt: ISO, lastUpdatedAt: ISO, ttlMs: z.number().nonnegative().nullable() })
     .passthrough()
     .optional(),
-  history: z.array(z.object({ at: ISO, status: STATUS, statusMessage: z.string().optional() })),
+  history: z.array(z.object({ at: ISO, status: STATUS, statusMessage: z.string().optional(), note: z.string().max(4096).optional() })),
   inputKeysSeen: z.array(z.string()),
   inputKeysAnswered: z.array(z.string()),
   result: z.record(z.string(), z.unknown()).optional(),

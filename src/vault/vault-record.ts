@@ -2,7 +2,7 @@
 // context, taskId and the original operation, so work is reconnected to and never blindly resubmitted.
 import { isTerminalStatus, type TaskStatus } from '../protocol/constants.js';
 import type { ServerIdentity } from '../servers/server-entry.js';
-import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import { terminalDifference, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Principal } from '../tasks/principal.js';
 
 /**
@@ -18,6 +18,19 @@ export interface StatusEntry {
   at: string;
   status: TaskStatus;
   statusMessage?: string;
+  /** A later terminal answer that was not believed (the first terminal state stands), in words. */
+  note?: string;
+}
+
+/** A terminal answer that differs from the one stored first: what it said, kept out of the record's state. */
+export interface TerminalConflict {
+  /** The terminal state the record keeps. */
+  kept: TaskStatus;
+  /** What the later answer said. */
+  said: TaskStatus;
+  differs: 'status' | 'result' | 'error';
+  /** The later answer's error message, when it brought one (server text, unsanitised). */
+  errorMessage?: string;
 }
 
 export interface VaultRecord {
@@ -136,12 +149,36 @@ export const byCreatedAt = (a: Pick<VaultRecord, 'createdAt'>, b: Pick<VaultReco
 /** No live state to show: the server forgot the task, or no handle ever came back. */
 export const isLostOrInDoubt = (p: VaultPhase): p is 'lost' | 'in-doubt' => p === 'lost' || p === 'in-doubt';
 
-/** Fold an observed snapshot into a record: status history, input keys, terminal result. */
-export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): void {
+/** The terminal state the record holds, with its result or error (a resolution by hand has none). */
+export function storedTerminalState(rec: VaultRecord): TaskSnapshot | undefined {
+  if (rec.phase !== 'terminal' || !rec.last || !isTerminalStatus(rec.last.status)) return undefined;
+  return { ...rec.last, ...(rec.result ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) };
+}
+
+/** How `s` contradicts the terminal state the record holds; undefined when it does not. */
+export function terminalConflictOf(rec: VaultRecord, s: TaskSnapshot): TerminalConflict | undefined {
+  const first = storedTerminalState(rec);
+  if (!first || !isTerminalStatus(s.status)) return undefined;
+  const differs = terminalDifference(first, s);
+  if (!differs) return undefined;
+  return { kept: first.status, said: s.status, differs, ...(s.error && s.status === 'failed' ? { errorMessage: s.error.message } : {}) };
+}
+
+/**
+ * Fold an observed snapshot into a record: status history, input keys, terminal result. A terminal
+ * state once stored is immutable: a later, different terminal answer is only noted in the history
+ * (and returned, for the warning), never stored over the first.
+ */
+export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): TerminalConflict | undefined {
   // A terminal state once stored is never replaced by a non-terminal one (a status going backwards).
-  if (rec.phase === 'terminal' && rec.last && isTerminalStatus(rec.last.status) && !isTerminalStatus(s.status)) return;
+  if (rec.phase === 'terminal' && rec.last && isTerminalStatus(rec.last.status) && !isTerminalStatus(s.status)) return undefined;
+  const conflict = terminalConflictOf(rec, s);
+  if (conflict) {
+    noteConflict(rec, conflict, at);
+    return conflict;
+  }
   const { result, error, ...rest } = s;
-  const prev = rec.history[rec.history.length - 1];
+  const prev = lastObserved(rec.history);
   if (!prev || prev.status !== s.status || prev.statusMessage !== s.statusMessage) {
     rec.history.push({ at, status: s.status, ...(s.statusMessage !== undefined ? { statusMessage: s.statusMessage } : {}) });
     // Bound the history: a long task with chatty status messages must not grow the vault forever.
@@ -159,6 +196,23 @@ export function applySnapshot(rec: VaultRecord, s: TaskSnapshot, at: string): vo
     rec.phase = 'active';
     delete rec.reason;
   }
+  rec.updatedAt = at;
+  return undefined;
+}
+
+/** The last entry that is a state observed (not a note of an answer not believed). */
+function lastObserved(history: StatusEntry[]): StatusEntry | undefined {
+  for (let i = history.length - 1; i >= 0; i--) if (!history[i]!.note) return history[i];
+  return undefined;
+}
+
+/** The history says once (per kind of contradiction) that the server later answered otherwise. */
+function noteConflict(rec: VaultRecord, c: TerminalConflict, at: string): void {
+  const what = c.differs === 'status' ? `${c.said}` : `${c.said} with a different ${c.differs}`;
+  const note = `not believed: the server later said ${what}; the first terminal state (${c.kept}) is kept`;
+  if (rec.history.some((h) => h.note === note)) return;
+  rec.history.push({ at, status: c.said, note });
+  if (rec.history.length > 200) rec.history.splice(1, rec.history.length - 200);
   rec.updatedAt = at;
 }
 

@@ -21,7 +21,7 @@
 // |----------------------------|---------------------------|-------------------------------------|-----------------------------|
 // | kill -9                    | no record; recover → 0    | intent kept; recover → 10 (in doubt) | task kept; get → 0          |
 // | SIGTERM                    | 130, no record            | 10, in doubt                        | 130, task kept              |
-// | disk full (ENOSPC)         | 9, nothing sent           | 9, taskId printed, intent kept      | 9, task kept                |
+// | disk full (ENOSPC)         | 9, nothing sent           | 9, taskId printed, intent kept      | 0, result printed, task kept (2) |
 // | unknown status             | 7, nothing sent (1)       | 0, kept as a task (lenient read)    | 7, task kept                |
 // | non-number pollIntervalMs  | 7, nothing sent (1)       | 0, kept as a task (lenient read)    | 7, task kept                |
 // | missing createdAt          | 7, nothing sent (1)       | 0, kept as a task (lenient read)    | 7, task kept                |
@@ -31,6 +31,8 @@
 // | oversized answer (20 MiB)  | 7, nothing sent           | 10, in doubt                        | 7, task kept                |
 // (1) These three defects only exist in a task: before the send, tools/list is answered with
 //     such a defective task instead of a tool list (a wrong answer that validates as neither).
+// (2) The result was fetched and cannot be stored: it is printed with a warning, the task's own
+//     exit code is kept (follow-full-disk.test.ts), and the record stays active for a later get.
 // "Task kept" cells then run `get` once the fault is gone: the handle works (exit 0, working).
 // "In doubt" cells run `recover`: it lists the operation (exit 10).
 //
@@ -182,7 +184,7 @@ function signalFault(name: string, signal: 'SIGKILL' | 'SIGTERM'): Fault {
 
 const diskFull: Fault = {
   name: 'disk full (ENOSPC)',
-  expect: (phase) => ({ code: 9, kept: phase === 'before the send' ? 'none' : phase === 'in flight' ? 'in-doubt' : 'task', ...(phase === 'after the handle' ? { status: 'completed' } : {}) }),
+  expect: (phase) => ({ code: phase === 'after the handle' ? 0 : 9, kept: phase === 'before the send' ? 'none' : phase === 'in flight' ? 'in-doubt' : 'task', ...(phase === 'after the handle' ? { status: 'completed' } : {}) }),
   async run(demo, phase, label) {
     const flag = join(tempDir('mcp-tasks-full-'), 'disk-is-full');
     const fill = () => (writeFileSync(flag, ''), undefined);

@@ -1,7 +1,7 @@
 // `cancel <ref>`: tasks/cancel. A cancel request is not a cancellation: without --wait we report
 // "requested"; with --wait we report the terminal state actually reached.
 import type { Context } from '../../context.js';
-import { storedTerminal, withTask } from '../../app/with-task.js';
+import { storedTerminal, withTask, type TaskEnd } from '../../app/with-task.js';
 import { resolveTarget } from '../../app/task-target.js';
 import { followTask } from '../../app/follow.js';
 import { report, type CancelNotSent, type CancelRequested, type TaskReport } from '../../app/outcomes.js';
@@ -18,10 +18,18 @@ export async function cancelTaskOutcome(ctx: Context, ref: string, opts: CancelO
   return withTask(ctx, ref, opts, async (scope) => {
     await scope.session.cancelTask(scope.target.taskId);
     if (!opts.wait) return { kind: 'cancel-requested', target: scope.target } as const;
-    const end = await followTask(scope, { timeoutMs: opts.timeoutMs });
-    const notes = end.kind === 'terminal' && end.snapshot.status !== 'cancelled' && !ctx.json ? [`note: cancellation was requested, but the task ended ${end.snapshot.status} anyway.`] : [];
-    return report(scope.target, end, { notes });
+    // Cancellation is cooperative: a task still asking for input has not ended; wait for an end.
+    const end = await followTask(scope, { timeoutMs: opts.timeoutMs, throughInput: true });
+    return report(scope.target, end, { notes: ctx.json ? [] : cancelNotes(end) });
   });
+}
+
+/** What the cancel came to, in words: the state reached is reported, never assumed. */
+function cancelNotes(end: TaskEnd): string[] {
+  const status = end.snapshot?.status;
+  if (end.kind === 'terminal' && status !== 'cancelled') return [`note: the cancel was requested, but the task ${status === 'completed' ? 'completed' : `ended ${status}`} anyway; the state above is the one it reached.`];
+  if (end.kind === 'timeout') return [`note: the cancel was requested; the server had not ended the task (still ${status ?? 'running'}) when --timeout was reached.`];
+  return [];
 }
 
 export const runCancel = async (ref: string, opts: CancelOptions, ctx: Context): Promise<number> => finish(ctx, await cancelTaskOutcome(ctx, ref, opts));

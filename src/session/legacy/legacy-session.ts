@@ -41,6 +41,7 @@ import {
 import type { ConnectOptions, Connection, RefusedTool, ServerRequest, ToolInfo } from '../../connection/connect.js';
 import { ErrorCode, isTerminalStatus, LEGACY_PROTOCOL_VERSION, type TaskStatus } from '../../protocol/constants.js';
 import { markNotSent, ProtocolViolationError, RpcResponseError, TransportError } from '../../protocol/remote-errors.js';
+import { confirmingRejection } from '../rejection.js';
 import { readableTask, type CallToolParams, type CallToolResult, type ToolCallOutcome } from '../../protocol/task-wire.js';
 import type { ServerEntry } from '../../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../../tasks/task-snapshot.js';
@@ -383,11 +384,14 @@ export class LegacyTaskSession implements TaskSession {
   }
 
   async cancelTask(taskId: string, opts: RequestOptions = {}): Promise<void> {
+    const send = async () => void validate(CancelTaskResultV1Schema, await this.rpc('tasks/cancel', { taskId }, opts), 'tasks/cancel result');
     try {
-      validate(CancelTaskResultV1Schema, await this.rpc('tasks/cancel', { taskId }, opts), 'tasks/cancel result');
+      // The spec says -32602 for a task that already ended: not a loss, if tasks/get agrees; and
+      // -32602 for a task tasks/get still shows is a refusal, never a loss (see rejection.ts).
+      await confirmingRejection('tasks/cancel', send, () => this.tasksGet(taskId, opts), { terminalIsDone: true });
     } catch (err) {
-      // The spec says -32602 for a task that already ended (mcp-framework sends -32603): not a loss, if tasks/get agrees.
-      if (!(err instanceof RpcResponseError && (err.code === ErrorCode.InvalidParams || err.code === ErrorCode.InternalError))) throw err;
+      // mcp-framework answers -32603 for a task that already ended: the same, if tasks/get agrees.
+      if (!(err instanceof RpcResponseError && err.code === ErrorCode.InternalError)) throw err;
       const current = await this.tasksGet(taskId, opts).catch(() => undefined);
       if (!current || !isTerminalStatus(current.status)) throw err;
     }

@@ -301,3 +301,22 @@ test('parseRetryAfter: delay-seconds, an HTTP-date, and nothing else', () => {
   assert.equal(parseRetryAfter('Tue, 01 Dec 2026 09:00:00 GMT', now), 0, 'a past date: ask now');
   for (const bad of ['soon', '-5', '1.5', '', '2026-12-01T10:00:30Z']) assert.equal(parseRetryAfter(bad, now), undefined, bad);
 });
+
+test('throughInput (cancel --wait): input_required is not an end; the poll goes on to the terminal state or the timeout', async () => {
+  const clock = fakeClock();
+  const asking = snap('input_required', { pollIntervalMs: 200, inputRequests: { confirm: { method: 'elicitation/create' } } });
+  const s = script([asking, asking, snap('cancelled')]);
+  const end = await pollUntil({ taskId: 't1', get: (id) => s.get(id, clock), now: clock.now, sleep: clock.sleep, throughInput: true });
+  assert.equal(end.kind, 'terminal');
+  assert.equal(end.snapshot?.status, 'cancelled');
+  assert.equal(s.calls.length, 3);
+
+  const stuck = script([asking]);
+  const clock2 = fakeClock();
+  const timedOut = await pollUntil({ taskId: 't1', get: (id) => stuck.get(id, clock2), now: clock2.now, sleep: clock2.sleep, throughInput: true, timeoutMs: 1000 });
+  assert.equal(timedOut.kind, 'timeout');
+  assert.equal(timedOut.snapshot?.status, 'input_required');
+  // Without it, the first input_required ends the poll (needs-input), as before.
+  const plain = await pollUntil({ taskId: 't1', get: (id) => script([asking]).get(id, clock), now: clock.now, sleep: clock.sleep });
+  assert.equal(plain.kind, 'needs-input');
+});
