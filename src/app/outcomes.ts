@@ -152,6 +152,10 @@ export interface ServerChecked {
   tasksExtensionId: string;
   legacyTasks: boolean;
   legacyTaskCapabilities: { list: boolean; cancel: boolean; toolsCall: boolean } | null;
+  /** The capabilities the server advertised (`tools`, `resources`, `prompts`, …); null when unknown. */
+  capabilities: string[] | null;
+  /** Whether the server offers tools at all (false: no `tools` capability, nothing was listed). */
+  offersTools: boolean;
   tools: ToolInfo[];
 }
 
@@ -160,6 +164,9 @@ export interface ToolsListed {
   kind: 'tools-listed';
   server: string;
   tools: ToolInfo[];
+  /** False when the server has no `tools` capability (what it offers instead is in `capabilities`). */
+  offersTools?: boolean;
+  capabilities?: string[] | undefined;
   /** `tools <server> <tool>`: that tool only, with its argument table. */
   tool?: ToolInfo | undefined;
 }
