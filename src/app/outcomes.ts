@@ -195,8 +195,12 @@ export type Refreshed = { polled: true } | { polled: false; why: string };
 export interface TasksListed {
   kind: 'tasks-listed';
   eachRow(row: (r: ListedRow) => void, runs?: (json: Buffer) => void): void;
-  /** --all: nothing was left out by phase (an empty list then means an empty vault). */
+  /** --all: nothing was left out by phase. */
   all: boolean;
+  /** The filters given, as typed (`--status in-doubt`, `--server web`): an empty list names them. */
+  filters: string[];
+  /** How many records the vault holds in all (asked only when nothing matched). */
+  vaultTotal(): number;
   /** --refresh: what each poll of an active record saw, by opId (a summary on stderr, "polled now" in the table). */
   refreshed?: Map<string, Refreshed> | undefined;
 }
