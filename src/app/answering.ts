@@ -11,6 +11,11 @@ import { describeIdentity, identityOf, type ServerEntry } from '../servers/serve
 import { checkResponse, planAnswers, withFormDefaults, type AnswerPlan } from '../tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskScope } from './with-task.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { VaultRecord } from '../vault/vault-record.js';
+import { relistedKeys, stuckSinceAnswer } from '../tasks/input-stuck.js';
+import { DEFAULT_INPUT_STUCK_AFTER_MS } from '../tasks/poll.js';
+import { stuckPeriodFrom } from './follow.js';
 import { refFor } from '../output/present.js';
 
 export interface AnswerSource {
@@ -104,6 +109,17 @@ export async function collectResponses(
   return plan;
 }
 
+/**
+ * Every key the server lists was answered before: stuck (relisted) once the answer is old enough
+ * to be evidence, else awaiting (the server may not have taken it yet). Nothing when a key is new.
+ */
+export function relistedOrAwaiting(ctx: Context, record: VaultRecord, snapshot: TaskSnapshot): { relisted?: string[]; awaiting?: string[] } {
+  const keys = relistedKeys(Object.keys(snapshot.inputRequests ?? {}), record.inputKeysAnswered);
+  if (keys.length === 0) return {};
+  const answeredAt = record.inputAnsweredAt === undefined ? undefined : Date.parse(record.inputAnsweredAt);
+  return stuckSinceAnswer(answeredAt, ctx.now(), stuckPeriodFrom(ctx.env) ?? DEFAULT_INPUT_STUCK_AFTER_MS) ? { relisted: keys } : { awaiting: keys };
+}
+
 /** Answer a task's pending input with tasks/update and record the answered keys in the vault. */
 export async function answerTaskRound(scope: TaskScope, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
   const { ctx, session, target } = scope;
@@ -118,6 +134,7 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   const at = new Date(ctx.now()).toISOString();
   scope.update((r) => {
     for (const k of keys) if (!r.inputKeysAnswered.includes(k)) r.inputKeysAnswered.push(k);
+    r.inputAnsweredAt = at;
     r.updatedAt = at;
   });
   if (!ctx.json) ctx.stderr.write(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}\n`);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pollUntil, pollDelay, MIN_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS } from '../../../src/tasks/poll.js';
 import { RpcResponseError, TransportError, AuthRefusedError, RateLimitedError, parseRetryAfter } from '../../../src/protocol/remote-errors.js';
-import { relistedKeys, stuckVerdict } from '../../../src/tasks/input-stuck.js';
+import { relistedKeys, stuckSinceAnswer, stuckVerdict } from '../../../src/tasks/input-stuck.js';
 import { exitCodeForEnd } from '../../../src/tasks/outcome.js';
 import type { TaskSnapshot } from '../../../src/tasks/task-snapshot.js';
 
@@ -300,4 +300,12 @@ test('parseRetryAfter: delay-seconds, an HTTP-date, and nothing else', () => {
   assert.equal(parseRetryAfter('Tue, 01 Dec 2026 10:00:30 GMT', now), 30_000);
   assert.equal(parseRetryAfter('Tue, 01 Dec 2026 09:00:00 GMT', now), 0, 'a past date: ask now');
   for (const bad of ['soon', '-5', '1.5', '', '2026-12-01T10:00:30Z']) assert.equal(parseRetryAfter(bad, now), undefined, bad);
+});
+
+test('a one-off look calls relisted keys stuck only long after the answer, never without its time', () => {
+  assert.equal(stuckSinceAnswer(0, 1000, 15_000), false, 'one second after the answer: no evidence');
+  assert.equal(stuckSinceAnswer(0, 29_999, 15_000), false);
+  assert.equal(stuckSinceAnswer(0, 30_000, 15_000), true, 'the notice period and the one after it');
+  assert.equal(stuckSinceAnswer(undefined, 10 ** 12, 15_000), false, 'no answer time recorded');
+  assert.equal(stuckSinceAnswer(Number.NaN, 10 ** 12, 15_000), false);
 });
