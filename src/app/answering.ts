@@ -96,7 +96,8 @@ export async function collectResponses(
       continue;
     }
     // A field the person left empty gets the form's default, as an answers file does.
-    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform, env: ctx.env }, key, request, roots));
+    const comeBack = src.ref ? `${ctx.invocation} answer ${src.ref}` : undefined;
+    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform, env: ctx.env, comeBack }, key, request, roots));
     if (response === undefined) {
       left.push(key);
       continue;

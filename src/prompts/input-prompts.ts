@@ -18,6 +18,8 @@ export interface AskContext {
   platform: NodeJS.Platform;
   /** The environment the opener starts with. */
   env: NodeJS.ProcessEnv;
+  /** The command that answers this task later (`mcp-tasks answer <ref>`, as invoked); none before a task exists. */
+  comeBack?: string | undefined;
 }
 
 type Field = Parameters<typeof checkField>[1] & { title?: string; description?: string; default?: unknown; oneOf?: Array<{ const?: unknown; title?: string }>; anyOf?: Array<{ const?: unknown; title?: string }>; enumNames?: string[] };
@@ -189,14 +191,15 @@ async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise
   for (;;) {
     // Enter alone is "not yet": a stray keypress must never approve what the URL asks for.
     const action = await ask.prompter.select('Have you completed the step at this URL?', [
-      { name: 'Not yet', value: 'later', description: 'send nothing now; the task keeps waiting for this answer' },
+      { name: 'Not yet', value: 'later', description: `send nothing now; this command ends here (exit 5) and the task keeps waiting${ask.comeBack ? `: answer later with \`${ask.comeBack}\`` : ''}` },
       ...(offerOpen ? [{ name: `Open ${origin} in my browser now`, value: 'open', description: 'then come back here' }] : []),
       { name: 'Yes, I opened it and completed the step', value: 'accept' },
       { name: 'Decline', value: 'decline', description: 'do not open it (sent to the server as a decline)' },
       { name: 'Cancel', value: 'cancel', description: 'dismiss without choosing (sent to the server as a cancel)' },
     ], { default: 'later' });
     if (action === 'later') {
-      ask.write(`  nothing sent; the task keeps waiting for this answer.\n`);
+      // The command ends after this (exit 5): say so now, and how to come back.
+      ask.write(`  nothing sent; this command ends here (exit 5) and the task keeps waiting for this answer${ask.comeBack ? `: come back with \`${ask.comeBack}\`` : ''}.\n`);
       return undefined;
     }
     if (action !== 'open') return { action };
