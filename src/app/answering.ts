@@ -29,6 +29,8 @@ export interface AnswerSource {
   inline?: Record<string, unknown> | undefined;
   /** What to type to come back to the task, for the hint when an answer does not fit. */
   ref?: string;
+  /** The task's id, when one exists: server text that repeats it shows it shortened. */
+  taskId?: string | undefined;
 }
 
 /** The answers file (`-`: stdin, read once by the Context, so every reader sees the same text). */
@@ -97,7 +99,7 @@ export async function collectResponses(
     }
     // A field the person left empty gets the form's default, as an answers file does.
     const comeBack = src.ref ? `${ctx.invocation} answer ${src.ref}` : undefined;
-    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform, env: ctx.env, comeBack }, key, request, roots));
+    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform, env: ctx.env, comeBack, taskId: src.taskId }, key, request, roots));
     if (response === undefined) {
       left.push(key);
       continue;
@@ -126,7 +128,7 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   const { ctx, session, target } = scope;
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
   const again = new Set(src.again ?? []);
-  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), { ...src, ref: src.ref ?? refFor(target) });
+  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), { ...src, ref: src.ref ?? refFor(target), taskId: target.taskId });
   for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
   for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice\n`);
   const keys = Object.keys(plan.send);

@@ -198,7 +198,7 @@ function presentReport(ctx: Context, r: TaskReport): void {
       }
       if (!ctx.json && snapshot?.inputRequests) {
         err(`The task is waiting for input:`);
-        err(renderInputRequests(snapshot.inputRequests, st).trimEnd());
+        err(renderInputRequests(snapshot.inputRequests, st, [target.taskId, snapshot.taskId]).trimEnd());
       }
       if (ctx.interactive) err(`next: answer it with \`mcp-tasks answer ${ref}\`; the task stays on the server until then.`);
       else for (const line of scriptedAnswerHint(ctx.invocation, ref, snapshot?.inputRequests ?? {}, target.record.inputKeysAnswered)) err(line);

@@ -3,7 +3,7 @@
 // sampling request: each prompt names the server and task, server text is sanitised and capped,
 // URLs are shown with their origin emphasised and never opened by us, and no model reply is invented.
 import type { Style } from '../output/render.js';
-import { sanitize } from '../output/sanitize.js';
+import { sanitize, shortenIdsIn } from '../output/sanitize.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import { checkField, enumValues } from '../tasks/input-responses.js';
 import type { Prompter } from './prompter.js';
@@ -18,6 +18,8 @@ export interface AskContext {
   platform: NodeJS.Platform;
   /** The environment the opener starts with. */
   env: NodeJS.ProcessEnv;
+  /** The task's id: shortened wherever the server's text repeats it. */
+  taskId?: string | undefined;
   /** The command that answers this task later (`mcp-tasks answer <ref>`, as invoked); none before a task exists. */
   comeBack?: string | undefined;
 }
@@ -28,7 +30,7 @@ const clean = (s: unknown, max = 300) => sanitize(String(s ?? ''), { singleLine:
 
 /** Server text, set apart from ours: indented, quoted, capped. */
 function serverSays(ask: AskContext, text: unknown): void {
-  const t = sanitize(String(text ?? ''), { singleLine: true, maxLength: 2000 });
+  const t = shortenIdsIn(sanitize(String(text ?? ''), { singleLine: true, maxLength: 2000 }), [ask.taskId]);
   ask.write(`  ${ask.st.c.gray('server says:')} “${t.length > 300 ? `${t.slice(0, 299)}…` : t}”\n`);
 }
 
