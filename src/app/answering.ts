@@ -11,6 +11,11 @@ import { describeIdentity, identityOf, type ServerEntry } from '../servers/serve
 import { checkResponse, planAnswers, withFormDefaults, type AnswerPlan } from '../tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskScope } from './with-task.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
+import type { VaultRecord } from '../vault/vault-record.js';
+import { relistedKeys, stuckSinceAnswer } from '../tasks/input-stuck.js';
+import { DEFAULT_INPUT_STUCK_AFTER_MS } from '../tasks/poll.js';
+import { stuckPeriodFrom } from './follow.js';
 import { refFor } from '../output/present.js';
 
 export interface AnswerSource {
@@ -24,6 +29,8 @@ export interface AnswerSource {
   inline?: Record<string, unknown> | undefined;
   /** What to type to come back to the task, for the hint when an answer does not fit. */
   ref?: string;
+  /** The task's id, when one exists: server text that repeats it shows it shortened. */
+  taskId?: string | undefined;
 }
 
 /** The answers file (`-`: stdin, read once by the Context, so every reader sees the same text). */
@@ -91,7 +98,8 @@ export async function collectResponses(
       continue;
     }
     // A field the person left empty gets the form's default, as an answers file does.
-    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform, env: ctx.env }, key, request, roots));
+    const comeBack = src.ref ? `${ctx.invocation} answer ${src.ref}` : undefined;
+    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform, env: ctx.env, comeBack, taskId: src.taskId }, key, request, roots));
     if (response === undefined) {
       left.push(key);
       continue;
@@ -104,12 +112,23 @@ export async function collectResponses(
   return plan;
 }
 
+/**
+ * Every key the server lists was answered before: stuck (relisted) once the answer is old enough
+ * to be evidence, else awaiting (the server may not have taken it yet). Nothing when a key is new.
+ */
+export function relistedOrAwaiting(ctx: Context, record: VaultRecord, snapshot: TaskSnapshot): { relisted?: string[]; awaiting?: string[] } {
+  const keys = relistedKeys(Object.keys(snapshot.inputRequests ?? {}), record.inputKeysAnswered);
+  if (keys.length === 0) return {};
+  const answeredAt = record.inputAnsweredAt === undefined ? undefined : Date.parse(record.inputAnsweredAt);
+  return stuckSinceAnswer(answeredAt, ctx.now(), stuckPeriodFrom(ctx.env) ?? DEFAULT_INPUT_STUCK_AFTER_MS) ? { relisted: keys } : { awaiting: keys };
+}
+
 /** Answer a task's pending input with tasks/update and record the answered keys in the vault. */
 export async function answerTaskRound(scope: TaskScope, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
   const { ctx, session, target } = scope;
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
   const again = new Set(src.again ?? []);
-  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), { ...src, ref: src.ref ?? refFor(target) });
+  const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), { ...src, ref: src.ref ?? refFor(target), taskId: target.taskId });
   for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
   for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice\n`);
   const keys = Object.keys(plan.send);
@@ -118,6 +137,7 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   const at = new Date(ctx.now()).toISOString();
   scope.update((r) => {
     for (const k of keys) if (!r.inputKeysAnswered.includes(k)) r.inputKeysAnswered.push(k);
+    r.inputAnsweredAt = at;
     r.updatedAt = at;
   });
   if (!ctx.json) ctx.stderr.write(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}\n`);

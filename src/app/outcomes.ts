@@ -152,6 +152,10 @@ export interface ServerChecked {
   tasksExtensionId: string;
   legacyTasks: boolean;
   legacyTaskCapabilities: { list: boolean; cancel: boolean; toolsCall: boolean } | null;
+  /** The capabilities the server advertised (`tools`, `resources`, `prompts`, …); null when unknown. */
+  capabilities: string[] | null;
+  /** Whether the server offers tools at all (false: no `tools` capability, nothing was listed). */
+  offersTools: boolean;
   tools: ToolInfo[];
 }
 
@@ -160,6 +164,9 @@ export interface ToolsListed {
   kind: 'tools-listed';
   server: string;
   tools: ToolInfo[];
+  /** False when the server has no `tools` capability (what it offers instead is in `capabilities`). */
+  offersTools?: boolean;
+  capabilities?: string[] | undefined;
   /** `tools <server> <tool>`: that tool only, with its argument table. */
   tool?: ToolInfo | undefined;
 }
@@ -188,8 +195,12 @@ export type Refreshed = { polled: true } | { polled: false; why: string };
 export interface TasksListed {
   kind: 'tasks-listed';
   eachRow(row: (r: ListedRow) => void, runs?: (json: Buffer) => void): void;
-  /** --all: nothing was left out by phase (an empty list then means an empty vault). */
+  /** --all: nothing was left out by phase. */
   all: boolean;
+  /** The filters given, as typed (`--status in-doubt`, `--server web`): an empty list names them. */
+  filters: string[];
+  /** How many records the vault holds in all (asked only when nothing matched). */
+  vaultTotal(): number;
   /** --refresh: what each poll of an active record saw, by opId (a summary on stderr, "polled now" in the table). */
   refreshed?: Map<string, Refreshed> | undefined;
 }

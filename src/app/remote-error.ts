@@ -15,9 +15,10 @@ import { resolutionExitCode } from '../tasks/outcome.js';
 
 /**
  * `server` and `ref` (what to type to come back to the task, when one exists) make the next step
- * a command that runs as printed; without them the hint names no placeholder.
+ * a command that runs as printed; without them the hint names no placeholder. `inVault` false: the
+ * taskId was given ad hoc (`get <id> --server S`), so no handle is kept for it.
  */
-export function toCliError(err: unknown, server?: string, ref?: string): CliError | undefined {
+export function toCliError(err: unknown, server?: string, ref?: string, inVault = true): CliError | undefined {
   const on = server ? ` (server "${server}")` : '';
   const checkServer = server ? `\`mcp-tasks server check ${server}\`` : '`mcp-tasks server list` (then `server check` on the one you used)';
   const getTask = ref ? `\`mcp-tasks get ${ref}\`` : '`mcp-tasks list`';
@@ -67,6 +68,10 @@ export function toCliError(err: unknown, server?: string, ref?: string): CliErro
       return new CliError('lost', `the server no longer knows this task${on}: ${msg}`, "Its outcome was not observed; check the server's own records before resubmitting.");
     }
     if (err.code === ErrorCode.MethodNotFound) return new CliError('protocol', `the server does not support ${err.method ?? 'this method'}${on}: ${msg}`, `Check ${checkServer} for what it supports.`);
+    if (err.method?.startsWith('tasks/') && !inVault) {
+      // Some 2025-11-25 servers answer an id they never issued with -32603: nothing to keep, nothing known.
+      return new CliError('protocol', `the server answered ${err.method} with error ${err.code}${on}: ${msg}; this taskId is not in the vault, and the server did not recognise it`, `Check the taskId and that it was created on this server; nothing was recorded. A task from another machine comes over with \`mcp-tasks export\` there and \`mcp-tasks import\` here.`);
+    }
     if (err.method?.startsWith('tasks/')) {
       // An error about a request on the task is not the task failing: its state was not observed.
       return new CliError('protocol', `the server answered ${err.method} with error ${err.code}${on}: ${msg}; the task's state was not observed, and its handle is kept`, `Try again later (${getTask}); if it persists, report it to the server's operator.`);

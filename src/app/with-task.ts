@@ -169,7 +169,7 @@ export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: T
   } catch (err) {
     if (isUnknownTaskError(err)) return withWarnings(scope, report(scope.target, scope.unknown(lostReasonOf(err))));
     if (err instanceof OtherPrincipalError) return report(scope.target, notSent(scope.target, err));
-    throw toCliError(err, scope.target.entry.name, refFor(scope.target)) ?? err;
+    throw toCliError(err, scope.target.entry.name, refFor(scope.target), scope.target.persisted) ?? err;
   }
 }
 
@@ -309,7 +309,7 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
             return r;
           }
           // One task's failure does not stop the others; alone, it is the command's failure.
-          const e = toCliError(err, target.entry.name, refFor(target));
+          const e = toCliError(err, target.entry.name, refFor(target), target.persisted);
           if (!e || resolved.length === 1) throw e ?? err;
           const failure: TaskFailure = { kind: 'task-failure', target, error: e };
           onSettled(failure);

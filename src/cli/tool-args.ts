@@ -7,7 +7,16 @@ import { argumentsMessage } from '../protocol/schema-message.js';
 import { safeName } from '../output/sanitize.js';
 import { closest } from './did-you-mean.js';
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; additionalProperties?: unknown };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: unknown;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  const?: unknown;
+  enum?: unknown[];
+};
 
 /** Said when the arguments do not fit; call.ts puts in the server's name. */
 export const SEE_TOOL_ARGS = 'Run `mcp-tasks tools SERVER` to see the tool\'s arguments.';
@@ -42,6 +51,8 @@ export interface ArgSources {
   argsFile?: string | undefined;
   /** Standard input, for `--args-file -` (the Context's: stdin is read once, through it). */
   stdin?: Pick<Input, 'readAll'>;
+  /** A warning for stderr (an argument the schema does not name, sent anyway). */
+  warn?: (line: string) => void;
 }
 
 export function buildArguments(src: ArgSources, inputSchema: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -62,29 +73,67 @@ export function buildArguments(src: ArgSources, inputSchema: Record<string, unkn
   }
   const schema = inputSchema as Schema | undefined;
   const props = schema?.properties ?? {};
-  const names = Object.keys(props);
-  // A typed key the tool does not name: refused when the schema forbids extras or a named one is
-  // close (a typo would otherwise be sent, and the tool would use its default instead).
-  const known = (key: string): string => {
-    if (names.length === 0 || Object.prototype.hasOwnProperty.call(props, key)) return key;
-    const near = closest(key, names);
-    if (near === undefined && schema?.additionalProperties !== false) return key;
-    throw invalid(`the tool has no argument "${safeName(key, 80)}"${near ? `; did you mean "${safeName(near, 80)}"?` : ''} (its arguments: ${names.map((n) => safeName(n, 60)).join(', ')})`);
-  };
   for (const pair of src.pairs) {
     const typed = pair.indexOf(':=');
     const plain = pair.indexOf('=');
     if (typed > 0 && typed < plain) {
-      const key = known(pair.slice(0, typed));
+      const key = pair.slice(0, typed);
       base[key] = parseJson(pair.slice(typed + 2), `the value of ${key}`);
     } else if (plain > 0) {
-      const key = known(pair.slice(0, plain));
-      base[key] = coerce(pair.slice(plain + 1), props[key]);
+      const key = pair.slice(0, plain);
+      base[key] = coerce(pair.slice(plain + 1), Object.hasOwn(props, key) ? props[key] : undefined);
     } else {
       throw invalid(`"${pair}" is not an argument: use key=value or key:=json`);
     }
   }
-  return base;
+  if (schema) checkUnnamed(base, schema, src.warn);
+  return schema ? withoutOptionalNulls(base, schema) : base;
+}
+
+/**
+ * A key the schema does not name: refused when the schema forbids extras or a named one is close
+ * (a typo would otherwise be sent, and the tool would use its default instead); otherwise sent,
+ * with a warning, since the tool may well ignore it.
+ */
+function checkUnnamed(args: Record<string, unknown>, schema: Schema, warn: ((line: string) => void) | undefined): void {
+  const props = schema.properties ?? {};
+  const names = Object.keys(props);
+  const theirs = names.length ? `its arguments: ${names.map((n) => safeName(n, 60)).join(', ')}` : 'it takes no arguments';
+  for (const key of Object.keys(args)) {
+    if (Object.hasOwn(props, key)) continue;
+    const near = closest(key, names);
+    const forbidden = schema.additionalProperties === false;
+    if (!forbidden && names.length === 0) continue; // a free-form schema: any key may be meant
+    const what = `the tool has no argument "${safeName(key, 80)}"${near ? `; did you mean "${safeName(near, 80)}"?` : ''} (${theirs})`;
+    if (forbidden || near) throw invalid(what);
+    warn?.(`warning: ${what}; it is sent as given and the tool may ignore it.`);
+  }
+}
+
+/** Whether a property's schema accepts null (type, anyOf/oneOf, const or enum). */
+function allowsNull(prop: Schema | undefined): boolean {
+  if (prop === undefined) return false;
+  if (types(prop).includes('null') || prop.const === null || prop.enum?.includes(null)) return true;
+  return [...(prop.anyOf ?? []), ...(prop.oneOf ?? [])].some(allowsNull);
+}
+
+/**
+ * An explicit null for an optional argument means "not given" (what JSON-minded callers and
+ * generated configs write): it is left out, so the tool uses its default and no header carries it.
+ * A null the schema allows, or one for a required argument, stays for the validator to judge.
+ */
+function withoutOptionalNulls(args: Record<string, unknown>, schema: Schema): Record<string, unknown> {
+  const props = schema.properties ?? {};
+  const required = new Set(schema.required ?? []);
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (value === null && Object.hasOwn(props, key) && !allowsNull(props[key])) {
+      if (required.has(key)) throw invalid(`"${safeName(key, 80)}" is required, and null gives it no value`);
+      continue;
+    }
+    kept[key] = value;
+  }
+  return kept;
 }
 
 /** Check arguments with the SDK's own JSON Schema validator; the message names the field. */

@@ -15,6 +15,7 @@ import {
 } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, markNotSent } from '../protocol/remote-errors.js';
 import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
+import { abortFanout } from './abort-fanout.js';
 import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
 import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
 import { retryAfterFetch } from './retry-after.js';
@@ -334,6 +335,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   let seq = 0;
   const runId = Math.random().toString(36).slice(2, 8);
 
+  const watchAbort = abortFanout();
   /** One raw request with its own id; `headers` go on this HTTP request only (Mcp-Param-*). */
   const send = async (method: string, params: Record<string, unknown>, ro: { timeoutMs?: number; signal?: AbortSignal }, headers?: Record<string, string>, attempt = 0): Promise<unknown> => {
     const id = `mcp-tasks-${runId}-${++seq}`;
@@ -351,8 +353,9 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     opts.debug?.(`→ ${method}`);
     const ac = new AbortController();
     let response: Record<string, unknown>;
-    // Removed when the request settles: a watch sends thousands of requests under one signal.
-    let onAbort: (() => void) | undefined;
+    // Removed when the request settles: a watch sends thousands of requests under one signal, and
+    // concurrent polls share one listener on it (abortFanout).
+    let unwatch: (() => void) | undefined;
     try {
       response = await new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -362,14 +365,13 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
           reject(new TransportError(`no answer to ${method} within ${Math.round(requestTimeout / 1000)} s`));
         }, requestTimeout);
         pending.set(id, { resolve, reject, timer });
-        onAbort = () => {
+        unwatch = watchAbort(ro.signal, () => {
           if (!pending.delete(id)) return;
           clearTimeout(timer);
           abandoned.add(id);
           ac.abort();
           reject(new TransportError(`${method} interrupted`));
-        };
-        ro.signal?.addEventListener('abort', onAbort, { once: true });
+        });
         // An answer stream that ends without the answer fails the request now, not at the timeout.
         const onRequestStreamEnd = () => {
           if (!pending.delete(id)) return;
@@ -384,6 +386,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         });
       });
     } catch (err) {
+      unwatch?.();
       const e = normalizeError(err, method, sdk);
       // Not a byte of it was written (the connection failed first): it cannot have created
       // anything. Once more, on a new connection; failing again, it is "not sent", never in doubt.
@@ -396,7 +399,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       }
       throw e;
     } finally {
-      if (onAbort) ro.signal?.removeEventListener('abort', onAbort);
+      unwatch?.();
     }
     const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
     opts.debug?.(`← ${method} ${error ? `error ${String(error.code)}` : 'ok'} in ${Date.now() - sentAt} ms`);

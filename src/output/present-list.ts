@@ -33,6 +33,20 @@ export function rowJson(row: { json: Buffer; meta(): ListingMeta }, nowMs: numbe
   return Buffer.from(safeJson({ ...doc, status: 'in-doubt', phase: 'in-doubt', reason: SUBMITTER_GONE }), 'utf8');
 }
 
+/** The columns of piped `list` output. */
+const PIPED_HEADER = ['ref', 'status', 'server', 'tool', 'created', 'last_seen', 'labels'];
+
+/** Why nothing was listed, naming the filters given and what the vault does hold. */
+function nothingListed(o: TasksListed): string {
+  const total = o.vaultTotal();
+  if (total === 0) return 'the vault is empty';
+  // Without --all or --status only active records are listed: finished ones may be what was meant.
+  const activeOnly = !o.all && !o.filters.some((f) => f.startsWith('--status '));
+  const where = `(${total} in the vault${activeOnly ? '; use --all to include finished ones' : ''})`;
+  if (o.filters.length === 0) return `no active tasks ${where}`;
+  return `no ${activeOnly ? 'active ' : ''}records match ${o.filters.map((f) => safeName(f, 100)).join(' ')} ${where}`;
+}
+
 export function presentList(ctx: Context, o: TasksListed): void {
   if (ctx.json) return presentListJson(ctx, o);
   const records: ListingMeta[] = [];
@@ -45,15 +59,13 @@ export function presentList(ctx: Context, o: TasksListed): void {
     const whys = [...new Set(failed.map((f) => f.why))];
     ctx.stderr.write(`mcp-tasks: polled ${polled.length - failed.length} of ${polled.length} active task(s)${failed.length ? `; ${failed.length} not reached (${whys.map((w) => sanitize(w, { singleLine: true, maxLength: 200 })).join('; ')}): their status is the last one seen` : ''}\n`);
   }
-  if (records.length === 0) {
-    ctx.stdout.write(o.all ? 'the vault is empty\n' : 'no active tasks (use --all to include finished ones)\n');
-    return;
-  }
+  if (records.length === 0) return void ctx.stdout.write(`${nothingListed(o)}\n`);
   const now = ctx.now();
   const labelsOf = (r: ListingMeta) => safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
   if (!ctx.stdout.isTTY) {
-    // For scripts (as gh does): tab-separated, no header, no colour, ISO times; the last-seen time has its own column.
-    ctx.stdout.write(renderTsv(records.map((r) => [typeableRef(r), listedStatus(r, now), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r)])));
+    // For scripts: tab-separated under one header row (so columns can be named), no colour, ISO
+    // times; the last-seen time has its own column.
+    ctx.stdout.write(renderTsv([PIPED_HEADER, ...records.map((r) => [typeableRef(r), listedStatus(r, now), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r)])]));
     return;
   }
   /** A live-looking status is only what was last seen: say when, unless it was polled just now. */

@@ -58,6 +58,12 @@ export function redactEntry(e: ServerEntry): Record<string, unknown> {
   };
 }
 
+/** The advertised capabilities in words (server text: names only, cleaned); extensions have their own line. */
+function offered(capabilities: string[]): string {
+  const names = capabilities.filter((c) => c !== 'extensions' && c !== 'experimental').map((c) => sanitize(c, { singleLine: true, maxLength: 40 }));
+  return names.length ? names.join(', ') : 'no capabilities';
+}
+
 function describe(e: ServerEntry): string {
   return e.transport === 'http' ? redactUrl(e.url) : `stdio: ${[e.command, ...e.args].join(' ')}`;
 }
@@ -111,8 +117,10 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       out(`${st.c.bold(o.server)}: ${info}\n`);
       out(`  protocol  ${o.protocolVersion} (${o.era === 'modern' ? 'stateless 2026-07-28 era, the tasks extension generation' : 'session era, the 2025-11-25 experimental tasks generation'})\n`);
       out(
-        `  tasks     ${o.tasksExtension ? st.c.green(`${o.tasksExtensionId} advertised`) : o.legacyTaskCapabilities ? legacyTasksLine(o.legacyTaskCapabilities, st) : st.c.yellow(o.era === 'modern' ? 'extension not advertised: tools will answer synchronously' : 'no tasks capability: tools will answer synchronously')}\n`,
+        `  tasks     ${o.tasksExtension ? st.c.green(`${o.tasksExtensionId} advertised`) : o.legacyTaskCapabilities ? legacyTasksLine(o.legacyTaskCapabilities, st) : st.c.yellow(`${o.era === 'modern' ? 'extension not advertised' : 'no tasks capability'}${o.offersTools ? ': tools will answer synchronously' : ''}`)}\n`,
       );
+      if (o.capabilities) out(`  offers    ${offered(o.capabilities)}\n`);
+      if (!o.offersTools) return out(`  tools     none: this server offers no tools\n`);
       out(`  tools     ${o.tools.length}\n`);
       out(renderToolLines(o.tools, st, ctx.stdout.columns?.()));
       return;
@@ -146,6 +154,7 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
         return;
       }
       if (ctx.json) return out(jsonLine(tools.map(asJson)));
+      if (o.offersTools === false) return out(`${server}: this server offers no tools${o.capabilities ? ` (it offers ${offered(o.capabilities)})` : ''}\n`);
       out(`${tools.length} tool(s) on ${server}:\n`);
       out(renderToolLines(tools, st, width));
       // A hint that runs as printed: only with a tool name that can be typed as it is.

@@ -9,7 +9,7 @@ import type { ServerEntry } from '../servers/server-entry.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';
 import { presentServerOutcome } from './present-servers.js';
-import { presentVaultOutcome } from './present-record.js';
+import { ago, presentVaultOutcome } from './present-record.js';
 import { presentList } from './present-list.js';
 import { presentRecoverOutcome } from './present-recover.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
@@ -196,9 +196,13 @@ function presentReport(ctx: Context, r: TaskReport): void {
         for (const line of relistedAdvice(ref, end.relisted)) err(line);
         break;
       }
+      if (end.awaiting?.length) {
+        for (const line of awaitingAdvice(ref, end.awaiting, target.record.inputAnsweredAt, ctx.now())) err(line);
+        break;
+      }
       if (!ctx.json && snapshot?.inputRequests) {
         err(`The task is waiting for input:`);
-        err(renderInputRequests(snapshot.inputRequests, st).trimEnd());
+        err(renderInputRequests(snapshot.inputRequests, st, [target.taskId, snapshot.taskId]).trimEnd());
       }
       if (ctx.interactive) err(`next: answer it with \`mcp-tasks answer ${ref}\`; the task stays on the server until then.`);
       else for (const line of scriptedAnswerHint(ctx.invocation, ref, snapshot?.inputRequests ?? {}, target.record.inputKeysAnswered)) err(line);
@@ -280,6 +284,16 @@ export function relistedAdvice(ref: string, keys: readonly string[]): string[] {
   return [
     `mcp-tasks: the server keeps asking for ${quoted}, already answered; mcp-tasks answers a key once, so waiting longer would wait forever.`,
     `  next: \`mcp-tasks cancel ${ref}\` to stop the task, or \`mcp-tasks answer ${ref} ${again}\` to send a new answer on purpose.`,
+  ];
+}
+
+/** Answered keys still listed, too soon to call stuck: say what was seen, and how to look again. */
+function awaitingAdvice(ref: string, keys: readonly string[], answeredAt: string | undefined, now: number): string[] {
+  const quoted = keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
+  const when = answeredAt ? ` ${ago(answeredAt, now)}` : '';
+  return [
+    `mcp-tasks: ${quoted} was answered${when}; the server still lists it, and may not have taken the answer yet.`,
+    `  next: \`mcp-tasks watch ${ref}\` follows the task (and says so if the server keeps asking), or \`mcp-tasks get ${ref}\` again in a little while.`,
   ];
 }
 

@@ -182,14 +182,15 @@ export function renderTask(rec: VaultRecord, s: TaskSnapshot | undefined, st: St
 }
 
 /** Pending input requests, for a person who must answer them elsewhere. */
-export function renderInputRequests(requests: Record<string, { method: string; params?: Record<string, unknown> }>, st: Style): string {
+/** `taskIds`: the task's own id, shortened wherever the server's text repeats it (human output). */
+export function renderInputRequests(requests: Record<string, { method: string; params?: Record<string, unknown> }>, st: Style, taskIds: Array<string | undefined> = []): string {
   const lines: string[] = [];
   for (const [key, req] of Object.entries(requests)) {
     const k = sanitize(key, { singleLine: true, maxLength: 80 });
     const p = req.params ?? {};
     if (req.method === 'elicitation/create') {
       const mode = p.mode === 'url' ? 'url' : 'form';
-      lines.push(`  ${st.c.bold(k)}: ${mode === 'url' ? 'open a URL' : 'a form'}: ${sanitize(String(p.message ?? ''), { singleLine: true, maxLength: 300 })}`);
+      lines.push(`  ${st.c.bold(k)}: ${mode === 'url' ? 'open a URL' : 'a form'}: ${shortenIdsIn(sanitize(String(p.message ?? ''), { singleLine: true, maxLength: 300 }), taskIds)}`);
       if (mode === 'url') lines.push(`      ${sanitize(String(p.url ?? ''), { singleLine: true, maxLength: 500 })}`);
       else {
         const props = Object.keys(((p.requestedSchema as Record<string, unknown> | undefined)?.properties as Record<string, unknown> | undefined) ?? {});

@@ -3,7 +3,7 @@
 // sampling request: each prompt names the server and task, server text is sanitised and capped,
 // URLs are shown with their origin emphasised and never opened by us, and no model reply is invented.
 import type { Style } from '../output/render.js';
-import { sanitize } from '../output/sanitize.js';
+import { sanitize, shortenIdsIn } from '../output/sanitize.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import { checkField, enumValues } from '../tasks/input-responses.js';
 import type { Prompter } from './prompter.js';
@@ -18,6 +18,10 @@ export interface AskContext {
   platform: NodeJS.Platform;
   /** The environment the opener starts with. */
   env: NodeJS.ProcessEnv;
+  /** The task's id: shortened wherever the server's text repeats it. */
+  taskId?: string | undefined;
+  /** The command that answers this task later (`mcp-tasks answer <ref>`, as invoked); none before a task exists. */
+  comeBack?: string | undefined;
 }
 
 type Field = Parameters<typeof checkField>[1] & { title?: string; description?: string; default?: unknown; oneOf?: Array<{ const?: unknown; title?: string }>; anyOf?: Array<{ const?: unknown; title?: string }>; enumNames?: string[] };
@@ -26,7 +30,7 @@ const clean = (s: unknown, max = 300) => sanitize(String(s ?? ''), { singleLine:
 
 /** Server text, set apart from ours: indented, quoted, capped. */
 function serverSays(ask: AskContext, text: unknown): void {
-  const t = sanitize(String(text ?? ''), { singleLine: true, maxLength: 2000 });
+  const t = shortenIdsIn(sanitize(String(text ?? ''), { singleLine: true, maxLength: 2000 }), [ask.taskId]);
   ask.write(`  ${ask.st.c.gray('server says:')} “${t.length > 300 ? `${t.slice(0, 299)}…` : t}”\n`);
 }
 
@@ -189,14 +193,15 @@ async function askUrl(ask: AskContext, params: Record<string, unknown>): Promise
   for (;;) {
     // Enter alone is "not yet": a stray keypress must never approve what the URL asks for.
     const action = await ask.prompter.select('Have you completed the step at this URL?', [
-      { name: 'Not yet', value: 'later', description: 'send nothing now; the task keeps waiting for this answer' },
+      { name: 'Not yet', value: 'later', description: `send nothing now; this command ends here (exit 5) and the task keeps waiting${ask.comeBack ? `: answer later with \`${ask.comeBack}\`` : ''}` },
       ...(offerOpen ? [{ name: `Open ${origin} in my browser now`, value: 'open', description: 'then come back here' }] : []),
       { name: 'Yes, I opened it and completed the step', value: 'accept' },
       { name: 'Decline', value: 'decline', description: 'do not open it (sent to the server as a decline)' },
       { name: 'Cancel', value: 'cancel', description: 'dismiss without choosing (sent to the server as a cancel)' },
     ], { default: 'later' });
     if (action === 'later') {
-      ask.write(`  nothing sent; the task keeps waiting for this answer.\n`);
+      // The command ends after this (exit 5): say so now, and how to come back.
+      ask.write(`  nothing sent; this command ends here (exit 5) and the task keeps waiting for this answer${ask.comeBack ? `: come back with \`${ask.comeBack}\`` : ''}.\n`);
       return undefined;
     }
     if (action !== 'open') return { action };

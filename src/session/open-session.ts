@@ -45,6 +45,10 @@ export interface ServerProbe {
   readonly legacyTasksAdvertised: boolean;
   /** 2025-11-25: what `capabilities.tasks` offers (tasks/list, tasks/cancel, tasks for tools/call). */
   readonly legacyTasks?: { list: boolean; cancel: boolean; toolsCall: boolean };
+  /** The capabilities the server advertised (`tools`, `resources`, `prompts`, …); undefined when unknown. */
+  readonly capabilities?: string[];
+  /** False when the server advertised capabilities without `tools`: listTools() then asks nothing. */
+  readonly offersTools: boolean;
   listTools(): Promise<ToolInfo[]>;
   refusedTools(): RefusedTool[];
   close(): Promise<void>;
@@ -116,6 +120,9 @@ export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOp
 export async function probeServer(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<ServerProbe> {
   const { conn } = await connectServer(ctx, entry, opts);
   await rememberEra(ctx, entry, conn, opts.fresh === true);
+  const capabilities = conn.serverCapabilities ? Object.keys(conn.serverCapabilities) : undefined;
+  // A server without the tools capability answers tools/list with -32601: it has none to list.
+  const offersTools = capabilities === undefined || capabilities.includes('tools');
   return {
     generation: generationOf(conn),
     era: conn.era,
@@ -124,7 +131,9 @@ export async function probeServer(ctx: Context, entry: ServerEntry, opts: OpenOp
     tasksAdvertised: conn.tasksAdvertised,
     legacyTasksAdvertised: conn.legacyTasksAdvertised,
     ...(conn.legacyTasksAdvertised ? { legacyTasks: legacyTaskOffer(conn) } : {}),
-    listTools: () => conn.listTools(),
+    ...(capabilities ? { capabilities } : {}),
+    offersTools,
+    listTools: () => (offersTools ? conn.listTools() : Promise.resolve([])),
     refusedTools: () => conn.refusedTools(),
     async close() {
       // A 2025-11-25 session opened only to look at the server holds no task: end it (DELETE).

@@ -16,6 +16,16 @@ export function stuckVerdict(handledAtMs: number, nowMs: number, stuckAfterMs: n
 }
 
 /**
+ * Whether a one-off look (`get`, `answer`) may call relisted keys stuck: only once the answer is
+ * older than the whole patience a watch gives (the notice period and the one after it). Right
+ * after an answer the server may simply not have taken it yet (tasks/update is eventually
+ * consistent); with no answer time on record there is no evidence at all.
+ */
+export function stuckSinceAnswer(answeredAtMs: number | undefined, nowMs: number, stuckAfterMs: number): boolean {
+  return answeredAtMs !== undefined && Number.isFinite(answeredAtMs) && nowMs - answeredAtMs >= 2 * stuckAfterMs;
+}
+
+/**
  * The pending keys that were answered before, when every pending key was: the server asks again
  * for what it was given. Empty when anything new is pending (then there is something to answer).
  */

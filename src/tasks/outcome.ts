@@ -5,7 +5,8 @@ import { isToolError, type TaskSnapshot } from './task-snapshot.js';
 export type WatchEnd =
   | { kind: 'terminal'; snapshot: TaskSnapshot }
   /** `relisted`: the server keeps asking for these keys although they were answered. */
-  | { kind: 'needs-input'; snapshot: TaskSnapshot; relisted?: string[] }
+  /** relisted: answered keys the server keeps asking for (stuck); awaiting: answered keys still listed, too soon to tell. */
+  | { kind: 'needs-input'; snapshot: TaskSnapshot; relisted?: string[]; awaiting?: string[] }
   /** `snapshot`: the last state seen, when one was. */
   | { kind: 'timeout'; snapshot?: TaskSnapshot | undefined }
   | { kind: 'interrupted'; snapshot?: TaskSnapshot | undefined }

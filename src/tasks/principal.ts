@@ -43,7 +43,8 @@ export function describePrincipal(p: Principal | undefined): string {
     case 'client':
       return `client "${p.clientId}" at ${p.issuer}`;
     case 'grant':
-      return `an earlier sign-in at ${p.issuer} (grant ${p.grant.slice(0, 8)})`;
+      // Said of the current sign-in (`server show`) as much as of the one a task was created under.
+      return `sign-in grant ${p.grant.slice(0, 8)} at ${p.issuer} (no subject named)`;
   }
 }
 

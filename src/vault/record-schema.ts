@@ -53,6 +53,7 @@ export const VaultRecordSchema = z.object({
   history: z.array(z.object({ at: ISO, status: STATUS, statusMessage: z.string().optional(), note: z.string().max(4096).optional() })),
   inputKeysSeen: z.array(z.string()),
   inputKeysAnswered: z.array(z.string()),
+  inputAnsweredAt: ISO.optional(),
   result: z.record(z.string(), z.unknown()).optional(),
   error: z.object({ code: z.number(), message: z.string() }).passthrough().optional(),
   reason: z.string().optional(),

@@ -73,6 +73,8 @@ export interface VaultRecord {
   history: StatusEntry[];
   inputKeysSeen: string[];
   inputKeysAnswered: string[];
+  /** When keys were last answered (tasks/update sent): a relisted key is only "stuck" well after it. */
+  inputAnsweredAt?: string;
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
   /**

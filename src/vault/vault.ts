@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { AmbiguousRefError, VaultError, type VaultFailure } from './vault-errors.js';
-import { decodeSealed, encodeSealed, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
+import { decodeSealed, encodeSealed, keyFilePath, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
 import { byCreatedAt, intentOf, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
@@ -108,6 +108,7 @@ export class Vault {
   private decode(sealed: SealedVault): { key: Buffer; content: Manifest | LegacyDocument } {
     try {
       const { key } = loadKey(sealed.key, this.home, this.env, false);
+      this.noticeIgnoredPassphrase(sealed.key);
       const content = JSON.parse(unseal(sealed, key).toString('utf8')) as Manifest | LegacyDocument;
       const isManifest = content && (content as Manifest).layout === 'record-files' && typeof (content as Manifest).store === 'string' && /^[0-9a-f]{16}$/.test((content as Manifest).store);
       if (!isManifest && (!content || typeof (content as LegacyDocument).records !== 'object' || (content as LegacyDocument).records === null)) {
@@ -119,6 +120,18 @@ export class Vault {
       if (err instanceof VaultError) throw err;
       this.fail(`the vault ${this.path} cannot be opened (${(err as Error).message}); it was left untouched`, { reason: 'unopenable' });
     }
+  }
+
+  /**
+   * A vault keeps the key source it was created with: MCP_TASKS_VAULT_KEY set for a vault keyed by
+   * its key file or the keychain is not used, and the person setting it should know (once a command).
+   */
+  private ignoredPassphraseSaid = false;
+  private noticeIgnoredPassphrase(source: KeySource): void {
+    if (source.kind === 'passphrase' || !this.env.MCP_TASKS_VAULT_KEY || this.ignoredPassphraseSaid) return;
+    this.ignoredPassphraseSaid = true;
+    const where = source.kind === 'keychain' ? `the OS keychain (${source.service}/${source.account})` : `its key file ${keyFilePath(this.home)}`;
+    this.notice(`note: MCP_TASKS_VAULT_KEY is set but ignored: this vault is keyed by ${where} (a vault keeps the key source it was created with; the variable keys only a new vault).`);
   }
 
   private storeOf(key: Buffer, manifest: Manifest): RecordFiles {

@@ -68,7 +68,11 @@ describe('call arguments', () => {
       [['slow_compute'], /required property 'seconds'/],
       [['slow_compute', 'seconds'], /"seconds" is not an argument: use key=value or key:=json/],
       [['slow_compute', 'seconds:=[1'], /the value of seconds is not valid JSON/],
-      [['failing_job', 'extra=1'], /additional properties/i],
+      [['failing_job', 'extra=1'], /the tool has no argument "extra" \(it takes no arguments\)\n {2}next: Run `mcp-tasks tools web failing_job`/],
+      // Where the schema forbids extras, an argument it does not name is refused from any source.
+      [['failing_job', '--args-json', '{"colour":"red"}'], /the tool has no argument "colour" \(it takes no arguments\)\n {2}next: Run `mcp-tasks tools web failing_job`/],
+      // A null for a required argument gives it no value.
+      [['slow_compute', '--args-json', '{"seconds":null}'], /"seconds" is required, and null gives it no value/],
       [['no_such_tool'], /has no tool "no_such_tool"/],
     ]);
   });
@@ -88,6 +92,21 @@ describe('call arguments', () => {
     assert.equal(c.seen.label, 'a=b:=c');
     assert.deepEqual(d.sent, { seconds: 0, label: 'true' });
     assert.deepEqual(d.seen, { seconds: 0, label: 'true' });
+  });
+
+  test('an explicit null for an optional argument is left out: the tool uses its default', async () => {
+    const [typed, json] = await Promise.all([echoed(['slow_compute', 'seconds=0', 'label:=null']), echoed(['slow_compute', '--args-json', '{"seconds":0,"label":null}'])]);
+    for (const { sent, seen } of [typed, json]) {
+      assert.deepEqual(sent, { seconds: 0 });
+      assert.deepEqual(seen, { seconds: 0, label: 'slow_compute' }, 'the server saw no label');
+    }
+  });
+
+  test('an argument the schema does not name, where extras are allowed: sent, with a warning on stderr', async () => {
+    const r = await h.run(['--json', 'call', 'web', 'greet', 'name=Ada', 'colour=red']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: the tool has no argument "colour" \(its arguments: name\); it is sent as given and the tool may ignore it\./);
+    assert.deepEqual(parseJsonDoc(r.stdout).operation.arguments, { name: 'Ada', colour: 'red' });
   });
 
   test('--args-json, --args-file and stdin', async () => {

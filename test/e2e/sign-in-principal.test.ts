@@ -74,13 +74,16 @@ describe('tasks belong to the principal they were created under', () => {
     await loginAs(h, 'alice');
     const { taskId, opId } = await detachedTask(h);
     const created = await showJson(h, opId);
-    assert.match(created.signedInAs, /an earlier sign-in at http:\/\/127\.0\.0\.1:\d+ \(grant /, 'no subject: the grant is recorded');
+    assert.match(created.signedInAs, /^sign-in grant [^ ]{8} at http:\/\/127\.0\.0\.1:\d+ \(no subject named\)$/, 'no subject: the grant is recorded');
 
     await loginAs(h, 'bob');
+    // `server show` describes the sign-in in use now for what it is, not as "an earlier" one.
+    const shownSignIn = parseJsonDoc((await h.run(['--json', 'server', 'show', 'secure'])).stdout).signIn;
+    assert.match(shownSignIn.principal, /^sign-in grant [^ ]{8} at http:\/\/127\.0\.0\.1:\d+ \(no subject named\)$/);
     for (const verb of ['get', 'watch', 'cancel']) {
       const r = await h.run([verb, opId.slice(0, 8)]);
       assert.equal(r.code, 8, `${verb}: ${r.stderr}`);
-      assert.match(r.stderr, /is not visible with this sign-in: server "secure" does not know it under an earlier sign-in at .*, and it was created under an earlier sign-in at .*\. It is not marked lost\./, verb);
+      assert.match(r.stderr, /is not visible with this sign-in: server "secure" does not know it under sign-in grant [^ ]{8} at .*, and it was created under sign-in grant [^ ]{8} at .*\. It is not marked lost\./, verb);
       assert.match(r.stderr, /next: `mcp-tasks server login secure`/, verb);
     }
     assert.ok(world.taskRequests.some((r) => r.taskId === taskId && r.account === 'bob'), 'the handle went to the same server under a sign-in that could not be told apart');

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeWithServer, parseJsonDoc, startDemo, tempDir, type DemoServer } from '../helpers/cli.js';
 import { startProxy, type ProxiedRequest } from '../helpers/proxy.js';
+import { fakeClock, runInProcess } from '../helpers/in-process.js';
 
 type Json = any;
 const bodyOf = (req: ProxiedRequest): Json => JSON.parse(req.body.toString('utf8') || '{}');
@@ -203,6 +204,41 @@ describe('spec fidelity: what compliant servers expect of a client', { concurren
       const forced = await h.run(['cancel', 'finished', '--force']);
       assert.equal(forced.code, 0, forced.stderr);
       assert.equal(cancels, 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('get right after an answer the server still lists: too soon to call it stuck; the verdict needs the time a watch would give', async () => {
+    let updates = 0;
+    const proxy = await startProxy(demo.url, {
+      // Acknowledge every answer without passing it on: the server keeps listing the key.
+      answer: (req) => {
+        if (methodOf(req) !== 'tasks/update') return undefined;
+        updates++;
+        return reply(req, { resultType: 'complete' });
+      },
+    });
+    try {
+      const h = await homeWithServer('slowly', proxy.url);
+      await h.ok(['call', 'slowly', 'confirm_delete', 'filename=a.txt', '--detach', '--label', 'job=slowly']);
+      const answers = join(tempDir(), 'answers.json');
+      writeFileSync(answers, JSON.stringify({ confirm: { action: 'accept', content: { confirm: true } } }));
+      // Each command at a time of its own (the fake clocks): nothing here depends on the machine's speed.
+      const answeredAt = Date.now();
+      const answered = await runInProcess(['answer', 'slowly', '--answers', answers], { home: h.dir, clock: fakeClock(answeredAt) });
+      assert.equal(answered.code, 0, answered.stderr);
+      assert.equal(updates, 1);
+      const soon = await runInProcess(['get', 'slowly'], { home: h.dir, clock: fakeClock(answeredAt + 1000) });
+      assert.equal(soon.code, 5, soon.stderr);
+      assert.doesNotMatch(soon.stderr, /wait forever/);
+      assert.match(soon.stderr, /"confirm" was answered just now; the server still lists it, and may not have taken the answer yet\./);
+      assert.match(soon.stderr, /next: `mcp-tasks watch \S+` follows the task .*, or `mcp-tasks get \S+` again in a little while\./);
+      // Long after the answer (the notice period and the one after it, 15 s each by default): stuck.
+      const late = await runInProcess(['get', 'slowly'], { home: h.dir, clock: fakeClock(answeredAt + 31_000) });
+      assert.equal(late.code, 5, late.stderr);
+      assert.match(late.stderr, /the server keeps asking for "confirm", already answered; .*waiting longer would wait forever/);
+      assert.equal(updates, 1, 'get sent no answer');
     } finally {
       await proxy.close();
     }

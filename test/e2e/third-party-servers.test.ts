@@ -43,3 +43,16 @@ test('server-everything (2025-11-25) over stdio: check names the generation; a p
   const list = await h.run(['--json', 'list', '--all']);
   assert.ok(parseJsonDoc(list.stdout).some((r: { taskId: string; status: string }) => r.taskId === done.taskId && r.status === 'completed'), 'the result is in the vault');
 });
+
+test('a taskId that is not in the vault, which a 2025-11-25 server answers with -32603: not in the vault, not recognised; no handle kept', async (t) => {
+  const { startMcpFrameworkServer } = await import('../helpers/third-party-http.js');
+  const server = await startMcpFrameworkServer(t);
+  const h = newHome();
+  await h.ok(['server', 'add', 'fw', '--url', server.url]);
+  const r = await h.run(['get', '-', '--server', 'fw'], { input: 'no-such-task-0123456789abcdef\n' });
+  assert.equal(r.code, 7, r.stderr);
+  assert.match(r.stderr, /the server answered tasks\/get with error -32603 \(server "fw"\): .*; this taskId is not in the vault, and the server did not recognise it\n/);
+  assert.match(r.stderr, /next: Check the taskId and that it was created on this server; nothing was recorded\./);
+  assert.doesNotMatch(r.stderr, /handle is kept|Try again later/);
+  assert.deepEqual(parseJsonDoc((await h.ok(['--json', 'list', '--all'])).stdout), [], 'nothing was recorded');
+});

@@ -101,6 +101,19 @@ describe('vault integrity (exit 9, bytes unchanged)', { concurrency: 4, timeout:
     assert.deepEqual(parseJsonDoc(right.stdout).map((r: { taskId: string }) => r.taskId), [taskId]);
   });
 
+  test('MCP_TASKS_VAULT_KEY set for a vault keyed by its key file: said once, on stderr, naming the key source; the vault still opens', async () => {
+    const { h, taskId } = await homeWithTask();
+    assert.equal((vaultHeader(readFileSync(join(h.dir, VAULT))).key as { kind: string }).kind, 'keyfile');
+    const quiet = await h.run(['list', '--all']);
+    assert.doesNotMatch(quiet.stderr, /MCP_TASKS_VAULT_KEY/);
+    for (const args of [['list', '--all', '--json'], ['get', taskId.slice(0, 8)]]) {
+      const r = await h.run(args, { env: { MCP_TASKS_VAULT_KEY: 'a passphrase nobody uses' } });
+      assert.equal(r.code, 0, `${args[0]}: ${r.stderr}`);
+      const notes = r.stderr.match(/note: MCP_TASKS_VAULT_KEY is set but ignored: this vault is keyed by its key file \S+vault\.key \(a vault keeps the key source it was created with; the variable keys only a new vault\)\./g) ?? [];
+      assert.equal(notes.length, 1, `${args[0]}: said once:\n${r.stderr}`);
+    }
+  });
+
   test('corrupt, truncated and foreign vault files: exit 9, bytes unchanged after reads and write attempts', async () => {
     const { h } = await homeWithTask();
     const good = readFileSync(join(h.dir, VAULT));

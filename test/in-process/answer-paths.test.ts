@@ -59,6 +59,18 @@ describe('in process: answering from CI', () => {
     assert.match(w.stdout, /Deleted a\.txt/);
   });
 
+  test('"Not yet" at a URL step says the command ends here (exit 5) and how to come back; that command answers it', async () => {
+    const tty = { env: { CI: undefined }, stdinIsTTY: true };
+    const call = await cli(['call', 'web', 'approve_deploy', 'service=billing'], { ...tty, prompter: scriptedPrompter(['later']) });
+    assert.equal(call.code, 5, call.stderr);
+    const back = /nothing sent; this command ends here \(exit 5\) and the task keeps waiting for this answer: come back with `mcp-tasks answer (\S+)`\./.exec(call.stderr);
+    assert.ok(back, call.stderr);
+    const answered = await cli(['answer', back[1]!], { ...tty, prompter: scriptedPrompter(['accept']) });
+    assert.equal(answered.code, 0, answered.stderr);
+    assert.match(answered.stderr, /answered "approval"/);
+    assert.match((await cli(['watch', back[1]!])).stdout, /Deployed billing/);
+  });
+
   test('inline answers are typed by the schema; KEY.field picks the request when several are pending', async () => {
     await cli(['call', 'web', 'confirm_delete', 'filename=b.txt', '--label', 'job=inline1']);
     const one = await cli(['answer', 'inline1', 'confirm=true']);

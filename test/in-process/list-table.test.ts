@@ -54,11 +54,12 @@ describe('list', () => {
     assert.match(r.stdout, /a=x+…/);
   });
 
-  test('into a pipe: tab-separated, no header, no colour, ISO times and the last-seen time in its own column', async () => {
+  test('into a pipe: tab-separated under one header row, no colour, ISO times and the last-seen time in its own column', async () => {
     const r = await runInProcess(['list', '--all'], { home, clock: clock(), env: { FORCE_COLOR: '1', NO_COLOR: undefined } });
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, ESC);
-    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const [header, ...rows] = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    assert.deepEqual(header, ['ref', 'status', 'server', 'tool', 'created', 'last_seen', 'labels']);
     assert.equal(rows.length, 3);
     for (const cells of rows) assert.equal(cells.length, 7, JSON.stringify(cells));
     const w = rows.find((c) => c[0] === typeableRef(working))!;

@@ -8,10 +8,9 @@ import { report, type AnswerTemplate, type TaskReport } from '../../app/outcomes
 import { answersTemplate } from '../../tasks/answer-template.js';
 import { inlineAnswers } from '../inline-answers.js';
 import { refFor, scriptedAnswerHint } from '../../output/present.js';
-import { answerTaskRound } from '../../app/answering.js';
+import { answerTaskRound, relistedOrAwaiting } from '../../app/answering.js';
 import { isTerminalStatus } from '../../session/task-session.js';
 import { finish } from '../finish.js';
-import { relistedKeys } from '../../tasks/input-stuck.js';
 
 export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOptions): Promise<TaskReport | AnswerTemplate> {
   if (opts.answers === '-' && ref === '-') throw new CliError('usage', 'stdin cannot carry both the taskId and the answers', 'Give the task by prefix or label, or the answers as a file.');
@@ -34,10 +33,10 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
       // input_required, but no request to answer reached us (2025-11-25: none came on tasks/result in time): nothing was answered.
       return report(target, { kind: 'needs-input', snapshot: before }, { notes: [`nothing was sent: the server says the task needs input but handed out no request to answer; try again shortly (\`${ctx.invocation} answer ${ref === '-' ? `- --server ${target.entry.name}` : ref}\`)`] });
     }
-    const relisted = round.sent.length === 0 ? relistedKeys(Object.keys(before.inputRequests ?? {}), target.record.inputKeysAnswered) : [];
-    if (relisted.length > 0) {
-      // Nothing new to answer: the server asks again for what it was given. Say so; exit 5.
-      return report(target, { kind: 'needs-input', snapshot: before, relisted });
+    const again = round.sent.length === 0 ? relistedOrAwaiting(ctx, target.record, before) : {};
+    if (again.relisted || again.awaiting) {
+      // Nothing new to answer: the server lists what it was given (stuck, or not taken yet). Say so; exit 5.
+      return report(target, { kind: 'needs-input', snapshot: before, ...again });
     }
 
     // tasks/update is eventually consistent: report what the server shows now, minus what we just answered.

@@ -44,12 +44,12 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       if (!info) {
         const refused = session.refusedTools().find((r) => r.name === tool);
         if (refused) throw refusedToolError(server, refused);
-        const names = tools.map((t) => t.name).slice(0, 15).join(', ');
+        const names = tools.map((t) => safeName(t.name, 80)).slice(0, 15).join(', ') + (tools.length > 15 ? `, and ${tools.length - 15} more` : '');
         throw new CliError('not-found', `server "${server}" has no tool "${tool}"${didYouMean(tool, tools.map((t) => safeName(t.name, 80)))}`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
       }
       let args: Record<string, unknown>;
       try {
-        args = buildArguments({ pairs, stdin: ctx.stdin, argsJson: opts.argsJson, argsFile: opts.argsFile }, info.inputSchema);
+        args = buildArguments({ pairs, stdin: ctx.stdin, argsJson: opts.argsJson, argsFile: opts.argsFile, warn: (l) => ctx.stderr.write(`mcp-tasks: ${l}\n`) }, info.inputSchema);
         await validateArguments(tool, args, info.inputSchema);
       } catch (err) {
         // The hint names this server, so it runs as printed.

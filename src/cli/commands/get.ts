@@ -5,7 +5,7 @@ import type { GetOptions } from '../task-options.js';
 import { report, type TaskReport } from '../../app/outcomes.js';
 import { finish } from '../finish.js';
 import { ResolvedRecordError } from '../../app/in-doubt.js';
-import { relistedKeys } from '../../tasks/input-stuck.js';
+import { relistedOrAwaiting } from '../../app/answering.js';
 
 export async function getTaskReport(ctx: Context, ref: string, opts: GetOptions): Promise<TaskReport> {
   try {
@@ -24,8 +24,7 @@ function askServer(ctx: Context, ref: string, opts: GetOptions): Promise<TaskRep
     scope.observe(snapshot);
     if (snapshot.status !== 'input_required') return report(scope.target, { kind: 'observed', snapshot });
     // Every listed key answered before: `answer` would send nothing, so do not advise it plainly.
-    const relisted = relistedKeys(Object.keys(snapshot.inputRequests ?? {}), scope.target.record.inputKeysAnswered);
-    return report(scope.target, { kind: 'needs-input', snapshot, ...(relisted.length ? { relisted } : {}) });
+    return report(scope.target, { kind: 'needs-input', snapshot, ...relistedOrAwaiting(ctx, scope.target.record, snapshot) });
   });
 }
 

@@ -224,6 +224,8 @@ export async function runServerCheck(name: string, ctx: Context): Promise<number
       tasksExtensionId: TASKS_EXTENSION_ID,
       legacyTasks: conn.legacyTasksAdvertised,
       legacyTaskCapabilities: conn.legacyTasks ?? null,
+      capabilities: conn.capabilities ?? null,
+      offersTools: conn.offersTools,
       tools,
     });
   } finally {

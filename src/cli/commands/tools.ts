@@ -17,9 +17,11 @@ export async function runTools(server: string, ctx: Context, toolName?: string):
       const tools = await conn.listTools();
       // The spec's SHOULD: say which tools were left out and why (the reason quotes server text as JSON).
       for (const r of conn.refusedTools()) ctx.stderr.write(`mcp-tasks: left out tool ${JSON.stringify(r.name.slice(0, 80))}: ${r.reason}\n`);
-      if (toolName === undefined) return finish(ctx, { kind: 'tools-listed', server, tools });
+      const offer = { offersTools: conn.offersTools, capabilities: conn.capabilities };
+      if (toolName === undefined) return finish(ctx, { kind: 'tools-listed', server, tools, ...offer });
       const tool = tools.find((t) => t.name === toolName);
       if (!tool) {
+        if (!conn.offersTools) throw new CliError('not-found', `server "${server}" offers no tools, so none is called "${safeName(toolName, 80)}"`, `See what it offers: \`mcp-tasks server check ${server}\`.`);
         throw new CliError('not-found', `server "${server}" has no tool "${safeName(toolName, 80)}"${didYouMean(toolName, tools.map((t) => safeName(t.name, 80)))}`, `See its tools: \`mcp-tasks tools ${server}\`.`);
       }
       return finish(ctx, { kind: 'tools-listed', server, tools, tool });

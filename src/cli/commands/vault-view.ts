@@ -93,21 +93,28 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
   const match = opts.server || opts.status || labels.length ? recordFilter(opts) : undefined;
   const listedByDefault = !opts.all && !opts.status;
   const all = Boolean(opts.all);
+  const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`)];
+  const vaultTotal = () => {
+    let n = 0;
+    vault.eachListed({ listedByDefault: false }, () => n++);
+    return n;
+  };
+  const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal };
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
     const { records, seen } = await refreshRecords(ctx, filterRecords(vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts));
     // Rendered as the listing stores rows, so --json prints the same bytes as without --refresh.
     const rows = records.map((r): ListedRow => ({ get json() { return Buffer.from(listingRowJson(r), 'utf8'); }, meta: () => r }));
-    return { kind: 'tasks-listed', all, refreshed: seen, eachRow: (row) => { for (const r of rows) row(r); } };
+    return { ...listed, refreshed: seen, eachRow: (row) => { for (const r of rows) row(r); } };
   }
   if (opts.limit !== undefined) {
     // From the newest end of the sealed listing, stopping early.
     const rows = vault.listing({ listedByDefault, ...(match ? { match } : {}), limit: opts.limit }).sort(byCreatedAt);
-    return { kind: 'tasks-listed', all, eachRow: (row) => { for (const r of rows) row(r); } };
+    return { ...listed, eachRow: (row) => { for (const r of rows) row(r); } };
   }
   // Streamed from the sealed listing (a few large reads) while it is printed: at 100,000 records,
   // holding every row costs more in GC than reading them; --json copies runs of stored rows whole.
-  return { kind: 'tasks-listed', all, eachRow: (row, runs) => vault.eachListed({ listedByDefault, ...(match ? { match } : {}) }, row, runs) };
+  return { ...listed, eachRow: (row, runs) => vault.eachListed({ listedByDefault, ...(match ? { match } : {}) }, row, runs) };
 }
 
 export async function runShow(ref: string, ctx: Context): Promise<number> {

@@ -44,3 +44,21 @@ test('durations and labels', () => {
   assert.deepEqual(parseLabels(['uhp.response=r1', 'a=b=c']), { 'uhp.response': 'r1', a: 'b=c' });
   assert.throws(() => parseLabels(['nokey']), CliError);
 });
+
+test('an explicit null for an optional argument is not sent; for a required one it is refused unless the schema allows null', () => {
+  assert.deepEqual(buildArguments({ pairs: ['label:=null'], argsJson: '{"seconds":1,"flag":null}' }, schema), { seconds: 1 });
+  const nullable = { type: 'object', properties: { note: { anyOf: [{ type: 'string' }, { type: 'null' }] }, id: { type: ['string', 'null'] } }, required: ['id'] };
+  assert.deepEqual(buildArguments({ pairs: ['note:=null', 'id:=null'] }, nullable), { note: null, id: null }, 'a null the schema allows is a value');
+  assert.throws(() => buildArguments({ pairs: [], argsJson: '{"seconds":null}' }, schema), (e: unknown) => e instanceof CliError && /"seconds" is required, and null gives it no value/.test(e.message) && e.exitCode === 1);
+});
+
+test('an argument the schema does not name: refused where extras are forbidden, else sent with a warning', () => {
+  const closed = { ...schema, additionalProperties: false };
+  for (const src of [{ pairs: ['seconds=1', 'colour=red'] }, { pairs: [], argsJson: '{"seconds":1,"colour":"red"}' }]) {
+    assert.throws(() => buildArguments(src, closed), (e: unknown) => e instanceof CliError && /the tool has no argument "colour" \(its arguments: seconds, label, flag, tags\)/.test(e.message) && e.exitCode === 1);
+  }
+  assert.throws(() => buildArguments({ pairs: ['colour=red'] }, { type: 'object', properties: {}, additionalProperties: false }), (e: unknown) => e instanceof CliError && /no argument "colour" \(it takes no arguments\)/.test(e.message));
+  const warnings: string[] = [];
+  assert.deepEqual(buildArguments({ pairs: ['seconds=1', 'colour=red'], warn: (l) => warnings.push(l) }, schema), { seconds: 1, colour: 'red' });
+  assert.deepEqual(warnings, ['warning: the tool has no argument "colour" (its arguments: seconds, label, flag, tags); it is sent as given and the tool may ignore it.']);
+});

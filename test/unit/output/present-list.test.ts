@@ -68,11 +68,22 @@ describe('list presenter', () => {
   test('the same outcome into a pipe: one tab-separated line per record, oldest first', async () => {
     const vault = await ready;
     const r = await listed(home, { all: true }, false);
-    const refs = r.stdout().trimEnd().split('\n').map((l) => l.split('\t')[0]);
+    const [header, ...lines] = r.stdout().trimEnd().split('\n');
+    assert.equal(header, 'ref\tstatus\tserver\ttool\tcreated\tlast_seen\tlabels', 'one header row names the columns');
+    const refs = lines.map((l) => l.split('\t')[0]);
     assert.deepEqual(refs, vault.list().map((rec) => typeableRef(rec)));
     assert.equal(r.counts.runs, 0, 'the table parses each row');
     const active = await listed(home, {}, false);
-    assert.equal(active.stdout(), `${typeableRef(newest)}\tworking\tweb\tslow_compute\t${newest.createdAt}\t${newest.updatedAt}\tjob=late\n`);
+    assert.equal(active.stdout(), `ref\tstatus\tserver\ttool\tcreated\tlast_seen\tlabels\n${typeableRef(newest)}\tworking\tweb\tslow_compute\t${newest.createdAt}\t${newest.updatedAt}\tjob=late\n`);
+  });
+
+  test('filters that match nothing are named, with what the vault holds', async () => {
+    await ready;
+    const total = bulk.length + 1;
+    assert.equal((await listed(home, { status: 'in-doubt' }, false)).stdout(), `no records match --status in-doubt (${total} in the vault)\n`);
+    assert.equal((await listed(home, { all: true, status: 'in-doubt' }, false)).stdout(), `no records match --status in-doubt (${total} in the vault)\n`);
+    assert.equal((await listed(home, { server: 'nope', label: ['a=b'] }, false)).stdout(), `no active records match --server nope --label a=b (${total} in the vault; use --all to include finished ones)\n`);
+    assert.equal((await listed(home, { all: true, server: 'nope' }, true)).stdout(), '[]\n', '--json: still an empty array');
   });
 
   test('--limit: the newest records, as the same JSON rows', async () => {
@@ -85,7 +96,8 @@ describe('list presenter', () => {
   test('an empty vault: its own line for --all, another for the default view, [] for --json', async () => {
     const empty = tempHome();
     assert.equal((await listed(empty, { all: true }, false)).stdout(), 'the vault is empty\n');
-    assert.equal((await listed(empty, {}, false)).stdout(), 'no active tasks (use --all to include finished ones)\n');
+    assert.equal((await listed(empty, {}, false)).stdout(), 'the vault is empty\n');
+    assert.equal((await listed(empty, { status: 'in-doubt' }, false)).stdout(), 'the vault is empty\n');
     const json = await listed(empty, {}, true);
     assert.equal(json.stdout(), '[]\n');
     assert.equal(json.stderr(), '');

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pollUntil, pollDelay, MIN_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS } from '../../../src/tasks/poll.js';
 import { RpcResponseError, TransportError, AuthRefusedError, RateLimitedError, parseRetryAfter } from '../../../src/protocol/remote-errors.js';
-import { relistedKeys, stuckVerdict } from '../../../src/tasks/input-stuck.js';
+import { relistedKeys, stuckSinceAnswer, stuckVerdict } from '../../../src/tasks/input-stuck.js';
 import { exitCodeForEnd } from '../../../src/tasks/outcome.js';
 import type { TaskSnapshot } from '../../../src/tasks/task-snapshot.js';
 
@@ -319,4 +319,12 @@ test('throughInput (cancel --wait): input_required is not an end; the poll goes 
   // Without it, the first input_required ends the poll (needs-input), as before.
   const plain = await pollUntil({ taskId: 't1', get: (id) => script([asking]).get(id, clock), now: clock.now, sleep: clock.sleep });
   assert.equal(plain.kind, 'needs-input');
+});
+
+test('a one-off look calls relisted keys stuck only long after the answer, never without its time', () => {
+  assert.equal(stuckSinceAnswer(0, 1000, 15_000), false, 'one second after the answer: no evidence');
+  assert.equal(stuckSinceAnswer(0, 29_999, 15_000), false);
+  assert.equal(stuckSinceAnswer(0, 30_000, 15_000), true, 'the notice period and the one after it');
+  assert.equal(stuckSinceAnswer(undefined, 10 ** 12, 15_000), false, 'no answer time recorded');
+  assert.equal(stuckSinceAnswer(Number.NaN, 10 ** 12, 15_000), false);
 });

@@ -1,0 +1,14 @@
+// A real MCP server that offers resources and prompts but no tools (no `tools` capability), over
+// stdio, built with the official SDK's server package like the demo. Run as a child process by
+// the tests: `node resources-only-server.js`. `server check` and `tools` must describe it, not fail.
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+
+function createServer(): McpServer {
+  const server = new McpServer({ name: 'resources-only', version: '1.0.0' }, { capabilities: { resources: {}, prompts: {} } });
+  server.registerResource('readme', 'docs://readme', { title: 'Read me', mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'nothing to run here' }] }));
+  server.registerPrompt('hello', { description: 'Say hello' }, async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }] }));
+  return server;
+}
+
+serveStdio(() => createServer(), { onerror: (e) => process.stderr.write(`resources-only: ${e.message}\n`) });
