@@ -140,6 +140,11 @@ export function present(ctx: Context, outcome: Outcome): void {
         err(`mcp-tasks: ${record.operation.name} on ${server} is in doubt: ${reason}.`);
         if (inputRequests) ctx.stderr.write(renderInputRequests(inputRequests, st));
         err(`  The work may or may not have started. Do not simply run the same call again.\n  next: ${next}`);
+        // A call that asked mid-way (2025-11-25): once checked that it did nothing, close the record and send it again with its answers.
+        if (inputRequests) {
+          err(`  once checked that it did not run, from a script: \`mcp-tasks recover ${record.opId.slice(0, 8)} --resolve not-run --note checked\`, then \`${callCommand(server, record.operation.name, record.operation.arguments)} --answers answers.json\`, with answers.json shaped like (replace every "fill in" placeholder):`);
+          ctx.stderr.write(`${safeJson(cleanForTerminal(answersTemplate(inputRequests, [])), 2)}\n`);
+        }
       }
       return;
     }
