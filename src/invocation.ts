@@ -8,7 +8,7 @@ import { basename, delimiter, dirname, join, resolve } from 'node:path';
 export const PROGRAM = 'mcp-tasks';
 
 /** The subcommands: only `mcp-tasks <one of these>` is a command to rewrite, not prose ("mcp-tasks never…"). */
-const SUBCOMMANDS = ['call', 'get', 'watch', 'answer', 'cancel', 'list', 'show', 'recover', 'prune', 'export', 'import', 'server', 'tools', 'demo-server', 'completion', 'help'];
+const SUBCOMMANDS = ['--help', 'call', 'get', 'watch', 'answer', 'cancel', 'list', 'show', 'recover', 'prune', 'export', 'import', 'server', 'tools', 'demo-server', 'completion', 'help'];
 const COMMAND_MENTION = new RegExp(`(^|[\\s\`(:'"])${PROGRAM} (?=(?:${SUBCOMMANDS.join('|')})(?![\\w-]))`, 'g');
 
 const SAFE_WORD = /^[A-Za-z0-9_./:@%+=,-]+$/;
@@ -36,11 +36,20 @@ function onPath(env: NodeJS.ProcessEnv, script: string): boolean {
  * `mcp-tasks`; anything else (node bin/mcp-tasks.js, a checkout) is named by its script path.
  */
 export function detectInvocation(env: NodeJS.ProcessEnv, script: string | undefined): string {
-  if (env.npm_command === 'exec' || env.npm_lifecycle_event === 'npx') return `npx ${PROGRAM}`;
+  if (underNpx(env)) return `npx ${PROGRAM}`;
+  return localCommand(env, script);
+}
+
+const underNpx = (env: NodeJS.ProcessEnv) => env.npm_command === 'exec' || env.npm_lifecycle_event === 'npx';
+
+/**
+ * The command that runs this very installation from any directory without asking a registry
+ * (what shell completion calls on every Tab): `mcp-tasks` when that is on PATH outside npx
+ * (npx puts its own bin directories on PATH), else `node` plus the script's absolute path.
+ */
+export function localCommand(env: NodeJS.ProcessEnv, script: string | undefined): string {
   if (!script) return PROGRAM;
-  if (basename(script) === PROGRAM && onPath(env, script)) return PROGRAM;
-  if (onPath(env, script)) return PROGRAM;
-  // The script itself (bin/mcp-tasks.js): `node` plus its absolute path runs from any directory.
+  if (!underNpx(env) && onPath(env, script)) return PROGRAM;
   return `node ${shellQuote(resolve(dirname(script), basename(script)))}`;
 }
 

@@ -9,12 +9,14 @@ import { toCliError } from './app/remote-error.js';
 import { exitCodeOf } from './app/exit-code.js';
 import { presentError, presentUnexpected } from './output/present-error.js';
 import { explainOptionLikeRef, optionLikeRefBeforeParse } from './cli/option-like-ref.js';
-import { detectInvocation } from './invocation.js';
+import { detectInvocation, localCommand } from './invocation.js';
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
   let exitCode: number = ExitCode.Ok;
   const makeContext = (g: GlobalOptions) => (ctx = buildContext(g, io));
+  // A usage error's next step, decided once it happens: `<as invoked> <the command> --help`.
+  const helpCommand = () => `${detectInvocation(io.env, io.script)} ${[...commandPath(program, argv), '--help'].join(' ')}`;
   const program = buildProgram(
     VERSION,
     makeContext,
@@ -22,12 +24,12 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => write(explainOptionLikeRef(s, argv)),
+      outputError: (s, write) => write(`${explainOptionLikeRef(s, argv)}  next: \`${helpCommand()}\` shows the usage\n`),
       getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
       getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
     },
     {},
-    { invocation: () => detectInvocation(io.env, io.script) },
+    { invocation: () => detectInvocation(io.env, io.script), localCommand: () => localCommand(io.env, io.script) },
   );
   // chalk only for an action whose output is coloured (a TTY or FORCE_COLOR): --json, pipes and --help never load it.
   program.hook('preAction', async (_program, action) => {
@@ -40,13 +42,13 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   }
   // A usage error printed on stderr as commander prints its own; with --json, also the error document.
   const usageExit = (printed: string): number => {
-    const usage = usageError(printed.trim().replace(/^error: /, ''));
+    const usage = usageError(printed.trim().replace(/^error: /, ''), `Run \`${helpCommand()}\` for usage.`);
     if (argv.includes('--json')) presentError({ json: true, verbose: false, stdout: io.stdout, stderr: io.stderr }, usage);
     return exitCodeOf(usage);
   };
   const pastedRef = optionLikeRefBeforeParse(argv, (flag) => optionTakesValue(program, flag));
   if (pastedRef) {
-    io.stderr.write(pastedRef);
+    io.stderr.write(`${pastedRef}  next: \`${helpCommand()}\` shows the usage\n`);
     return usageExit(pastedRef);
   }
   try {
@@ -66,6 +68,25 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
       io.stderr.write(`mcp-tasks timing: vault-ms=${vaultMs.toFixed(1)} max-rss-kb=${process.resourceUsage().maxRSS}\n`);
     }
   }
+}
+
+/** The subcommand names at the head of argv (`server add`), skipping options and their values: whose --help to point at. */
+function commandPath(program: Command, argv: string[]): string[] {
+  const path: string[] = [];
+  let cmd = program;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (!word.includes('=') && optionTakesValue(program, word)) i++;
+      continue;
+    }
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) break;
+    path.push(sub.name());
+    cmd = sub;
+  }
+  return path;
 }
 
 /** Whether some command's option (or a global one) named `flag` takes a value: the next word is that value. */

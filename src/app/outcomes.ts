@@ -226,6 +226,8 @@ export interface RecordsImported {
   added: number;
   alreadyPresent: number;
   warnings: string[];
+  /** Commands that make the records usable here (add a missing server), as `mcp-tasks …`. */
+  next: string[];
 }
 
 /** May an in-doubt operation be sent again without risking a duplicated effect, and why. */

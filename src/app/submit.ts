@@ -7,6 +7,7 @@ import type { ServerEntry } from '../servers/server-entry.js';
 import { provesNothingCreated, serverAnswerOf, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
 import { sanitize } from '../output/sanitize.js';
 import { comparePrincipals } from '../tasks/principal.js';
+import { relistedKeys } from '../tasks/input-stuck.js';
 import type { Vault } from '../vault/vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import { followTask } from './follow.js';
@@ -50,7 +51,11 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   const callWaitMs = callWaitFrom(ctx.env);
 
   let outcome: ToolCallOutcome;
+  // The next retry: the latest round's responses and requestState only. The server keeps earlier
+  // rounds in its requestState; re-sent old keys make some servers take them as a new answer and loop.
   let retry: { inputResponses?: Record<string, unknown>; requestState?: string } | undefined;
+  // Keys answered in this call's earlier rounds: each is answered once (a repeated round is not).
+  const answeredInCall: string[] = [];
   // Once a round has left a call open on the server (2025-11-25: the tool asked mid-call), the
   // tool is running: no later failure proves that nothing was created.
   let callOpened = false;
@@ -77,15 +82,17 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     if (Object.keys(outcome.inputRequests).length === 0 && outcome.requestState !== undefined) {
       // Only state, nothing to answer: the spec lets the client retry at once, with a new id
       // (every request gets one) and the state echoed exactly.
-      retry = { ...(retry?.inputResponses ? { inputResponses: retry.inputResponses } : {}), requestState: outcome.requestState };
+      retry = { requestState: outcome.requestState };
       continue;
     }
+    const repeated = relistedKeys(Object.keys(outcome.inputRequests), answeredInCall);
+    if (repeated.length > 0) throw roundRepeated(vault, record, server, tool, repeated, outcome.callOpen === true, now());
     // Input asked before any task exists (multi round-trip): answer with the same machinery,
     // then retry the original request with the responses and the server's requestState.
     const header = askerHeader(entry, ctx.home, tool, undefined);
     let plan;
     try {
-      plan = await collectResponses(ctx, entry, header, outcome.inputRequests, [], opts);
+      plan = await collectResponses(ctx, entry, header, outcome.inputRequests, answeredInCall, opts);
     } catch (err) {
       // A call still open on the server (2025-11-25) may have done work before it asked: in doubt.
       if (outcome.callOpen) keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, now());
@@ -94,7 +101,8 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       throw err;
     }
     if (plan.unanswered.length > 0 || Object.keys(plan.send).length === 0) break;
-    retry = { inputResponses: { ...(retry?.inputResponses ?? {}), ...plan.send }, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) };
+    answeredInCall.push(...Object.keys(plan.send));
+    retry = { inputResponses: plan.send, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) };
   }
 
   if (outcome.kind === 'complete') {
@@ -170,6 +178,22 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     });
     return report(target, end, { notes });
   });
+}
+
+/**
+ * The server asks again, in the same call, for keys this call already answered: mcp-tasks answers
+ * a round once, so going on would loop. Before any task (2026-07-28) nothing exists; a 2025-11-25
+ * call left open may have done work, so its record stays in doubt.
+ */
+function roundRepeated(vault: Vault, record: VaultRecord, server: string, tool: string, keys: readonly string[], callOpen: boolean, at: string): CliError {
+  const names = keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
+  const asked = `${tool} on server "${server}" asks again for ${names}, already answered in this call; mcp-tasks answers each round once`;
+  if (callOpen) {
+    keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, at);
+    return new CliError('in-doubt', `${asked}, so the call stopped there`, `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`.`);
+  }
+  vault.remove([record.opId]);
+  return new CliError('protocol', `${asked}; nothing was started`, 'The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.', ExitCode.Unreachable);
 }
 
 /** Why a 2025-11-25 call that asked for input mid-call, with nobody to answer, is in doubt. */

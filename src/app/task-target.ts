@@ -10,7 +10,9 @@ import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, 
 import { ServerStore } from '../servers/server-store.js';
 import { Vault } from '../vault/vault.js';
 import { sanitize } from '../output/sanitize.js';
-import { UNKNOWN_OPERATION, type VaultRecord } from '../vault/vault-record.js';
+import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
+import { shellQuote } from '../invocation.js';
+import type { ServerIdentity } from '../servers/server-entry.js';
 
 export interface TaskTarget {
   record: VaultRecord;
@@ -30,6 +32,24 @@ export interface TargetOptions {
   yes?: boolean;
   /** --save --new: add the task although a submission to that server is in doubt (it may be that submission's). */
   saveAnyway?: boolean;
+}
+
+/**
+ * The command that adds a record's server under its name, when the record says enough to write it
+ * (an HTTP URL); a stdio record keeps only a digest of its arguments.
+ */
+export function serverAddCommand(name: string, identity: ServerIdentity): string | undefined {
+  return identity.kind === 'http' ? `mcp-tasks server add ${shellQuote(name)} --url ${shellQuote(identity.url)}` : undefined;
+}
+
+/** A vaulted task whose server is not configured here (an imported record): how to add it, with the URL the record holds. */
+function serverNotHere(rec: VaultRecord, known: string[]): CliError {
+  const add = serverAddCommand(rec.server.name, rec.server.identity);
+  const others = known.length ? ` Known servers: ${known.join(', ')}.` : '';
+  const next = add
+    ? `Add it where the task was created: \`${add}\`, then \`mcp-tasks get ${typeableRef(rec)}\`.${others}`
+    : `Add it as it was configured where the task was created (${describeIdentity(rec.server.identity)}): mcp-tasks server add ${rec.server.name} -- followed by that command.${others}`;
+  return new CliError('not-found', `no server named "${rec.server.name}" (this task was created on ${describeIdentity(rec.server.identity)})`, next);
 }
 
 export function openVault(ctx: Context): Vault {
@@ -124,6 +144,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
         `Run \`mcp-tasks recover ${rec.opId.slice(0, 8)}\` to see whether it is safe to resubmit.`,
       );
     }
+    if (!servers.find(rec.server.name)) throw serverNotHere(rec, servers.list().map((e) => e.name));
     const entry = servers.get(rec.server.name);
     const now = identityOf(entry, ctx.home);
     if (!sameIdentity(now, rec.server.identity)) {

@@ -169,8 +169,24 @@ export async function runComplete(program: Command, argv: string[], ctx: Context
 }
 
 /** The script for a shell; it runs this program as it was invoked now. */
-export function completionScript(shell: string, invocation: string): string {
-  const run = `${invocation} __complete --`;
+export interface CompletionScript {
+  text: string;
+  /** Said on stderr when the script cannot work as things stand: `mcp-tasks` is not the command here. */
+  note?: string;
+}
+
+/**
+ * The script for `shell`. It binds to the command word `mcp-tasks` and gets its candidates from
+ * `candidates` (this installation run directly: never `npx`, which may ask a registry on every Tab).
+ */
+export function completionScript(shell: string, invocation: string, candidates: string): CompletionScript {
+  const text = scriptText(shell, invocation, `${candidates} __complete --`);
+  if (invocation === 'mcp-tasks') return { text };
+  const alias = candidates.startsWith('node ') ? `, or alias mcp-tasks=${JSON.stringify(candidates)}` : '';
+  return { text, note: `the script completes the command \`mcp-tasks\`, which is not on PATH here (started as \`${invocation}\`): run \`npm link\` in the checkout first${alias}` };
+}
+
+function scriptText(shell: string, invocation: string, run: string): string {
   switch (shell) {
     case 'bash':
       return `# mcp-tasks completion for bash. Load it with: source <(${invocation} completion bash)

@@ -85,3 +85,9 @@ export function wrapText(text: string, width: number): string {
     })
     .join('\n');
 }
+
+/** `completion --help`: the scripts complete the command word `mcp-tasks`, which npx and `node …` do not provide. */
+export const COMPLETION_NEEDS_COMMAND =
+  'The script completes the command `mcp-tasks` and asks this same installation for candidates (no registry, no network). ' +
+  'Under `npx mcp-tasks` or `node …/bin/mcp-tasks.js` there is no such command: run `npm link` in the checkout first, ' +
+  'or define an alias, alias mcp-tasks="node /path/to/bin/mcp-tasks.js", then load the script.';

@@ -2,7 +2,7 @@
 // modules behind dynamic imports means `--help` and fast paths never load the SDK.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
-import { DURATION_SYNTAX, examplesBlock, wrapText } from './help-text.js';
+import { DURATION_SYNTAX, examplesBlock, wrapText, COMPLETION_NEEDS_COMMAND } from './help-text.js';
 import { versionInfo, versionText } from './version-info.js';
 import { answerOptions, callOptions, cancelOptions, getOptions, watchOptions, type AnswerOptions, type CallOptions, type CancelOptions, type GetOptions, type WatchOptions } from './task-options.js';
 
@@ -32,6 +32,8 @@ export interface ProgramOutput {
 /** What help needs from the outside: the command as invoked (asked only when help is printed). */
 export interface HelpEnv {
   invocation?(): string;
+  /** The command that runs this installation without a registry lookup (see invocation.ts localCommand). */
+  localCommand?(): string;
 }
 
 /** The run functions of the task commands, injectable so flag parsing is tested without running anything. */
@@ -93,7 +95,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('-v, --verbose', 'diagnostics on stderr, with secrets and task ids redacted')
     .option('--home <dir>', 'where config and vault live (env MCP_TASKS_HOME)')
     .option('--stored-auth-only', 'never start a sign-in; exit 8 when one is needed')
-    .showHelpAfterError('(run with --help for usage)')
+    // No help-after-error line here: main.ts adds a next step naming the command as invoked.
     // Set before any subcommand exists (they share it): every --help lists the global options too.
     .configureHelp({ sortSubcommands: false, showGlobalOptions: true });
   // Our own --version (commander's prints the bare number): read --json from the whole command line.
@@ -354,9 +356,12 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .action(async (shell: string, _opts, cmd: Command) => {
       const { completionScript } = await import('./completion.js');
       const ctx = ctxOf(cmd);
-      ctx.stdout.write(completionScript(shell, ctx.invocation));
+      const script = completionScript(shell, ctx.invocation, helpEnv.localCommand?.() ?? ctx.invocation);
+      ctx.stdout.write(script.text);
+      if (script.note) ctx.stderr.write(`note: ${script.note}\n`);
       done(0);
-    });
+    })
+    .addHelpText('after', wrapped(`\n${COMPLETION_NEEDS_COMMAND}\n`));
   // What the completion scripts call for candidates (`__complete -- <cword> <words...>`).
   program
     .command('__complete [words...]', { hidden: true })

@@ -76,9 +76,12 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
       return;
     case 'records-imported': {
       const { added, alreadyPresent, warnings } = o;
-      if (ctx.json) return out(jsonLine({ imported: added, alreadyPresent, warnings }));
+      // The URL in a command comes from the bundle (another machine): sanitised, and shell-quoted when built.
+      const next = o.next.map((c) => sanitize(asInvoked(c, ctx.invocation), { singleLine: true, maxLength: 500 }));
+      if (ctx.json) return out(jsonLine({ imported: added, alreadyPresent, warnings, ...(next.length ? { next } : {}) }));
       out(`imported ${added} task(s)${alreadyPresent ? `, ${alreadyPresent} already in the vault` : ''}\n`);
       for (const w of warnings) ctx.stderr.write(`warning: ${sanitize(w, { singleLine: true, maxLength: 500 })}\n`);
+      for (const c of next) ctx.stderr.write(`  next: \`${c}\`\n`);
       return;
     }
   }

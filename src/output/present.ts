@@ -13,7 +13,7 @@ import { ago, presentVaultOutcome } from './present-record.js';
 import { presentList } from './present-list.js';
 import { presentRecoverOutcome } from './present-recover.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
-import { asInvoked } from '../invocation.js';
+import { asInvoked, shellQuote } from '../invocation.js';
 import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import { describePrincipal } from '../tasks/principal.js';
@@ -107,7 +107,7 @@ export function present(ctx: Context, outcome: Outcome): void {
         ctx.stderr.write(renderInputRequests(inputRequests, st));
       }
       // Nothing exists yet, so running the call again is right: with the answers this time.
-      err(`next: nothing was started. Run the same call in a terminal to answer interactively, or from a script add --answers answers.json, with answers.json shaped like (replace every "fill in" placeholder):`);
+      err(`next: nothing was started. Run the same call in a terminal to answer interactively, or from a script: \`${callCommand(server, record.operation.name, record.operation.arguments)} --answers answers.json\`, with answers.json shaped like (replace every "fill in" placeholder):`);
       ctx.stderr.write(`${safeJson(cleanForTerminal(answersTemplate(inputRequests, [])), 2)}\n`);
       return;
     }
@@ -122,7 +122,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
       hint(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
       if (snapshot.status === 'input_required') hint(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
-      const ttlWarning = shortTtlWarning(snapshot, ref, ctx.invocation);
+      const ttlWarning = shortTtlWarning(snapshot, ref);
       if (ttlWarning) err(ttlWarning);
       return;
     }
@@ -132,18 +132,23 @@ export function present(ctx: Context, outcome: Outcome): void {
       out(`${safeJson(template, 2)}\n`);
       if (!ctx.json) {
         const ref = refFor(target);
-        err(`replace every "fill in" placeholder (one left is refused), then: \`mcp-tasks answer ${ref} --answers FILE\``);
+        err(`next: save it (\`mcp-tasks answer ${ref} --template > answers.json\`), replace every "fill in" placeholder (one left is refused), then \`mcp-tasks answer ${ref} --answers answers.json\``);
       }
       return;
     }
     case 'in-doubt': {
       const { record, server, reason, next, inputRequests } = outcome;
       if (ctx.json) {
-        out(jsonLine({ error: { kind: 'in-doubt', message: reason, next }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments }, ...(inputRequests ? { inputRequests } : {}) }));
+        out(jsonLine({ error: { kind: 'in-doubt', message: reason, next: asInvoked(next, ctx.invocation) }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments }, ...(inputRequests ? { inputRequests } : {}) }));
       } else {
         err(`mcp-tasks: ${record.operation.name} on ${server} is in doubt: ${reason}.`);
         if (inputRequests) ctx.stderr.write(renderInputRequests(inputRequests, st));
         err(`  The work may or may not have started. Do not simply run the same call again.\n  next: ${next}`);
+        // A call that asked mid-way (2025-11-25): once checked that it did nothing, close the record and send it again with its answers.
+        if (inputRequests) {
+          err(`  once checked that it did not run, from a script: \`mcp-tasks recover ${record.opId.slice(0, 8)} --resolve not-run --note checked\`, then \`${callCommand(server, record.operation.name, record.operation.arguments)} --answers answers.json\`, with answers.json shaped like (replace every "fill in" placeholder):`);
+          ctx.stderr.write(`${safeJson(cleanForTerminal(answersTemplate(inputRequests, [])), 2)}\n`);
+        }
       }
       return;
     }
@@ -205,7 +210,7 @@ function presentReport(ctx: Context, r: TaskReport): void {
         err(renderInputRequests(snapshot.inputRequests, st, [target.taskId, snapshot.taskId]).trimEnd());
       }
       if (ctx.interactive) err(`next: answer it with \`mcp-tasks answer ${ref}\`; the task stays on the server until then.`);
-      else for (const line of scriptedAnswerHint(ctx.invocation, ref, snapshot?.inputRequests ?? {}, target.record.inputKeysAnswered)) err(line);
+      else for (const line of scriptedAnswerHint(ref, snapshot?.inputRequests ?? {}, target.record.inputKeysAnswered)) err(line);
       break;
     case 'timeout':
       err(`mcp-tasks: still ${snapshot?.status ?? 'running'} when --timeout was reached; the handle is kept.`);
@@ -237,35 +242,41 @@ function presentReport(ctx: Context, r: TaskReport): void {
 
 /**
  * `call --detach` on a stdio server: mcp-tasks started the server and ends it when it exits, so
- * the task may end with it. Not for the built-in demo, whose store is durable (CLI-CONTRACT).
+ * the task may end with it. Not for the built-in demo, whose store is durable (docs/reference.md).
  */
 export function stdioLifetimeWarning(entry: ServerEntry): string | undefined {
   if (entry.transport !== 'stdio' || entry.builtin === 'demo') return undefined;
   return `warning: "${safeName(entry.name, 80)}" is a stdio server: mcp-tasks started its process for this call and ends it on exit, so the task lives only as long as that process unless the server keeps its tasks in a durable store; coming back to this handle later may find it lost. To follow the task to its end, run the call without --detach.`;
 }
 
+/** The same call as a command line that runs as printed (`mcp-tasks …`, rewritten where printed); arguments as --args-json. */
+export function callCommand(server: string, tool: string, args: Record<string, unknown>): string {
+  const json = Object.keys(args).length ? ` --args-json ${shellQuote(JSON.stringify(args))}` : '';
+  return `mcp-tasks call ${shellQuote(server)} ${shellQuote(tool)}${json}`;
+}
+
 /** Under this, a detached task may be gone before anyone comes back: say so. */
 export const SHORT_TTL_MS = 15 * 60_000;
 
-/** `call --detach` with a short ttlMs: when the server may forget the task, and what to run before. */
-export function shortTtlWarning(snapshot: { ttlMs: number | null; createdAt: string }, ref: string, invocation: string): string | undefined {
+/** `call --detach` with a short ttlMs: when the server may forget the task, and what to run before (as `mcp-tasks …`, rewritten where printed). */
+export function shortTtlWarning(snapshot: { ttlMs: number | null; createdAt: string }, ref: string): string | undefined {
   if (snapshot.ttlMs === null || snapshot.ttlMs >= SHORT_TTL_MS) return undefined;
   const created = Date.parse(snapshot.createdAt);
   const until = Number.isFinite(created) ? ` (about ${new Date(created + snapshot.ttlMs).toISOString()})` : '';
   const secs = Math.round(snapshot.ttlMs / 1000);
   const span = secs >= 120 ? `${Math.round(secs / 60)} min` : `${secs} s`;
-  return `warning: the server keeps this task only ${span} after it was created${until}; its result is lost if nobody asks before then: \`${invocation} watch ${ref}\` (or \`${invocation} get ${ref}\` once it ends) stores it in the vault.`;
+  return `warning: the server keeps this task only ${span} after it was created${until}; its result is lost if nobody asks before then: \`mcp-tasks watch ${ref}\` (or \`mcp-tasks get ${ref}\` once it ends) stores it in the vault.`;
 }
 
 /**
- * Without a terminal: the commands that answer from a script, exactly as they run (the task stays
- * on the server until then).
+ * Without a terminal: the commands that answer from a script (the task stays on the server until
+ * then). Written as `mcp-tasks …` like every hint: the printer rewrites them to the invocation, once.
  */
-export function scriptedAnswerHint(invocation: string, ref: string, pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[]): string[] {
+export function scriptedAnswerHint(ref: string, pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[]): string[] {
   // Server text in a command line: only offered when it can be typed as printed (nothing stripped).
   const example = inlineExample(pending, answeredBefore);
   const inline = example?.every((part) => sanitize(part, { singleLine: true, maxLength: 10_000 }) === part) ? example : undefined;
-  const cmd = `${invocation} answer ${ref}`;
+  const cmd = `mcp-tasks answer ${ref}`;
   return [
     `next: answer it in a terminal with \`${cmd}\`; the task stays on the server until then. From a script:`,
     ...(inline ? [`  inline (typed by the form): \`${cmd} ${inline.join(' ')}\``] : []),

@@ -6,9 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { delimiter } from 'node:path';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { BIN, PATH_BIN_DIR, homeWithServer, startDemo, tempDir, type CliResult, type DemoServer, type TestHome } from '../helpers/cli.js';
 
 /** Commands in backticks on `next:` lines and their indented continuations, and the detach summary's commands. */
@@ -107,4 +106,129 @@ describe('next steps run verbatim', () => {
       assert.doesNotMatch(r.stderr, /error: (unknown option|unknown command|too many arguments|missing required argument)|syntax error/, `"${command}" (from "${from}") does not parse:\n${r.stderr}`);
     }
   });
+});
+
+/**
+ * The three ways the tool is started (issue: every hint runs as printed): `npx mcp-tasks` in a
+ * project that has this checkout installed (npx finds it locally; npm is kept offline), `node
+ * <abs>/bin/mcp-tasks.js`, and `mcp-tasks` on PATH as `npm link` leaves it (PATH_BIN_DIR).
+ * Each walks the input-waiting, in-doubt, lost, usage-error and import paths through a real
+ * shell; every printed hint then runs verbatim in `bash -c`.
+ */
+interface Invocation {
+  name: string;
+  prefix: string;
+  cwd: string;
+  path: string;
+}
+
+function npxProject(): string {
+  const dir = tempDir('mcp-tasks-npx-');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'hint-runner', version: '1.0.0', private: true, dependencies: { 'mcp-tasks': '*' } }));
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(dirname(dirname(BIN)), join(dir, 'node_modules', 'mcp-tasks'));
+  symlinkSync('../mcp-tasks/bin/mcp-tasks.js', join(dir, 'node_modules', '.bin', 'mcp-tasks'));
+  return dir;
+}
+
+function bash(command: string, inv: Invocation, home: string, extra: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_HOME: home, CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1', PATH: inv.path, npm_config_offline: 'true', MCP_TASKS_EXPORT_KEY: 'hints-verbatim-passphrase', ...extra };
+    delete env.NODE_OPTIONS;
+    for (const k of Object.keys(env)) if (k.startsWith('NODE_TEST') || k.startsWith('npm_lifecycle') || k === 'npm_command') delete env[k];
+    const child = spawn('bash', ['-c', command], { cwd: inv.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('next steps run verbatim under npx, node and PATH', () => {
+  let demo: DemoServer;
+  let dropping: DemoServer;
+  before(async () => {
+    demo = await startDemo();
+    dropping = await startDemo({ faults: ['drop-create-response'] });
+  });
+  after(async () => {
+    await demo.stop();
+    await dropping.stop();
+  });
+  const base = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== PATH_BIN_DIR).join(delimiter);
+  const invocations = (): Invocation[] => [
+    { name: 'npx', prefix: 'npx mcp-tasks', cwd: npxProject(), path: base },
+    { name: 'node', prefix: `node ${BIN}`, cwd: tempDir('mcp-tasks-hints-node-'), path: base },
+    { name: 'PATH', prefix: 'mcp-tasks', cwd: tempDir('mcp-tasks-hints-path-'), path: `${PATH_BIN_DIR}${delimiter}${base}` },
+  ];
+
+  for (const inv of invocations()) {
+    test(`${inv.name}: every hint of the input-waiting, in-doubt, lost, usage-error and import paths runs as printed`, async () => {
+      const home = tempDir('mcp-tasks-hints-home-');
+      const other = tempDir('mcp-tasks-hints-other-');
+      const outputs: Array<{ args: string; text: string }> = [];
+      const run = async (args: string, opts: { home?: string; expect?: number } = {}) => {
+        const r = await bash(`${inv.prefix} ${args}`, inv, opts.home ?? home);
+        if (opts.expect !== undefined) assert.equal(r.code, opts.expect, `${inv.prefix} ${args}\n${r.stdout}\n${r.stderr}`);
+        outputs.push({ args, text: `${r.stdout}\n${r.stderr}` });
+        return r;
+      };
+      await run(`server add web --url ${demo.url}`, { expect: 0 });
+      await run(`server add drop --url ${dropping.url}`, { expect: 0 });
+      // Waiting for input, no terminal: call, get, watch, watch --active, answer, answer --template.
+      await run('call web confirm_delete filename=a.txt --label job=confirm', { expect: 5 });
+      await run('get confirm', { expect: 5 });
+      await run('watch confirm', { expect: 5 });
+      await run('watch --active', { expect: 5 });
+      await run('answer confirm', { expect: 5 });
+      await run('answer confirm --template');
+      await run('call web preflight_check', { expect: 5 });
+      // In doubt: the task was created, its answer never came.
+      await run('call drop slow_compute seconds=1', { expect: 10 });
+      // Lost: a taskId the server does not know (its next step names no command; any it prints is checked).
+      const lost = await bash(`printf %s no-such-task-id-0123456789 | ${inv.prefix} get - --server web`, inv, home);
+      assert.equal(lost.code, 6, lost.stderr);
+      outputs.push({ args: 'get - --server web', text: lost.stderr });
+      // Usage errors.
+      await run('get', { expect: 1 });
+      await run('watch --bogus x', { expect: 1 });
+      await run('--json call web', { expect: 1 });
+      // Import on a machine that lacks the server.
+      await run('call web slow_compute seconds=30 --detach --label job=handoff', { expect: 0 });
+      const bundle = join(other, 'handoff.bundle');
+      await run(`export handoff --out ${bundle}`, { expect: 0 });
+      await run(`import ${bundle}`, { home: other, expect: 0 });
+      await run('get handoff', { home: other, expect: 1 });
+
+      const printed = outputs.flatMap(({ args, text }) => printedCommands(text).map((c) => [c, args] as const));
+      const hints = new Map<string, string>();
+      for (const [c, args] of printed) if (!hints.has(c)) hints.set(c, args);
+      const from = (needle: string) => printed.filter(([, args]) => args.startsWith(needle));
+      for (const path of ['call web confirm_delete', 'get confirm', 'watch confirm', 'watch --active', 'answer confirm', 'call web preflight_check', 'call drop', 'get', 'watch --bogus', 'import', 'get handoff']) {
+        assert.ok(from(path).length > 0, `no hint collected from "${path}":\n${outputs.filter((o) => o.args.startsWith(path)).map((o) => o.text).join('\n')}`);
+      }
+      for (const [command, args] of printed) {
+        assert.doesNotMatch(command, /<[^>]*>|\bFILE\b/, `a placeholder in the hint of "${args}": ${command}`);
+        assert.doesNotMatch(command, /npx npx|mcp-tasks mcp-tasks/, `rewritten twice in the hint of "${args}": ${command}`);
+        assert.ok(command.startsWith(`${inv.prefix} `) || command.startsWith('MCP_TASKS_EXPORT_KEY'), `the hint of "${args}" does not start with \`${inv.prefix}\`: ${command}`);
+      }
+      // --json next fields name the command as invoked too.
+      const jsonNext = outputs.flatMap(({ text }) => [...text.matchAll(/"next":"([^"]*)"/g)].map((m) => m[1]!));
+      assert.ok(jsonNext.length > 0);
+      for (const n of jsonNext) for (const m of n.matchAll(/`([^`]+)`/g)) assert.ok(m[1]!.startsWith(`${inv.prefix} `), `a --json next field: ${n}`);
+
+      // Three at a time, as above: only whether each runs and parses is judged.
+      const queue = [...hints];
+      const ran: Array<[string, string, { code: number | null; stderr: string }]> = [];
+      await Promise.all([0, 1, 2].map(async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) ran.push([next[0], next[1], await bash(next[0], inv, next[0].includes('handoff') ? other : home)]);
+      }));
+      for (const [command, args, r] of ran) {
+        assert.notEqual(r.code, 127, `"${command}" (from "${args}"): command not found\n${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /error: (unknown option|unknown command|too many arguments|missing required argument)|syntax error|npm (ERR|error)/, `"${command}" (from "${args}") does not run as printed:\n${r.stderr}`);
+      }
+    });
+  }
 });

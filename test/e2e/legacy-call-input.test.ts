@@ -66,6 +66,8 @@ test('2025-11-25 plain call: the form asked during the call is listed with its k
   assert.match(human.stderr, /is in doubt: the tool asked for input during the call/);
   assert.match(human.stderr, new RegExp(`${key}`), 'what it asked is shown');
   assert.doesNotMatch(human.stderr, /nothing was started/);
+  // The way on from a script, as commands that run as printed: close the record, send it again with answers.
+  assert.match(human.stderr, /`mcp-tasks recover [0-9a-f]{8} --resolve not-run --note checked`, then `mcp-tasks call ev \S+( --args-json '[^']*')? --answers answers.json`/);
   const rec = await h.run(['recover']);
   assert.equal(rec.code, 10, rec.stdout + rec.stderr);
 

@@ -72,20 +72,29 @@ test('2025-11-25 CLI: --detach, then get / list --remote / answer / watch / canc
   assert.equal(rec!.session!.protocolVersion, '2025-11-25');
   assert.match(rec!.session!.sessionId!, /^[0-9a-f-]{36}$/, 'the vault keeps the Mcp-Session-Id beside the handle');
 
-  // A new process reaches the task through the stored session; `get` never opens tasks/result, so
-  // the question stays queued on the server for `answer` (get exits 5 once the task needs input).
+  // A new process reaches the task through the stored session; `get` collects the question from
+  // tasks/result (unanswered, kept in the record) and lists it, so a script can build its answers.
+  let pending: Record<string, { method: string; params: { message: string; requestedSchema: { properties: Record<string, unknown> } } }>;
   for (;;) {
     const got = await h.run(['--json', 'get', 'legacy']);
     const doc = parseJsonDoc(got.stdout);
     assert.equal(doc.taskId, taskId);
     if (doc.status === 'input_required') {
       assert.equal(got.code, 5, got.stderr);
-      assert.equal(doc.inputRequests, undefined, 'without answers to give, the question is not fetched');
+      pending = doc.inputRequests;
       break;
     }
     assert.equal(doc.status, 'working');
     assert.equal(got.code, 0, got.stderr);
   }
+  assert.deepEqual(Object.keys(pending), [key], 'get --json lists the question under its key');
+  assert.equal(pending[key]!.method, 'elicitation/create');
+  // watch without a terminal shows what is asked, and how to answer it from a script (exit 5).
+  const waiting = await h.run(['watch', 'legacy']);
+  assert.equal(waiting.code, 5, waiting.stderr);
+  assert.ok(waiting.stderr.includes(pending[key]!.params.message.slice(0, 40)), waiting.stderr);
+  assert.match(waiting.stderr, new RegExp(`${key}: a form`));
+  assert.match(waiting.stderr, /from a file: `mcp-tasks answer \S+ --template > answers.json`/);
 
   const remote = await h.run(['--json', 'list', '--remote', 'ev']);
   assert.equal(remote.code, 0, remote.stderr);
@@ -93,7 +102,9 @@ test('2025-11-25 CLI: --detach, then get / list --remote / answer / watch / canc
   const mine = listed.find((x: { taskId: string }) => x.taskId === taskId);
   assert.equal(mine?.inVault, true, 'list --remote marks the tasks the vault holds');
 
-  const file = answersFile(h, { [key]: accept({ interpretation: 'comedy' }) });
+  // The answers file is built from get's JSON alone: its key and its form's field.
+  const [field] = Object.keys(pending[key]!.params.requestedSchema.properties);
+  const file = answersFile(h, { [key]: accept({ [field!]: 'comedy' }) });
   const answer = await h.run(['answer', 'legacy', '--answers', file]);
   assert.equal(answer.code, 0, answer.stderr);
   const watched = await h.run(['--json', 'watch', '--timeout', '60s', 'legacy']);

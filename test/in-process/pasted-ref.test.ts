@@ -18,7 +18,7 @@ test('a pasted ref beginning with "-V": exit 1, the same hint on stderr as comma
   const r = await runInProcess(['get', ref], { home });
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /^error: "-VAAAA…" begins with "-" and was read as an option\. .*mcp-tasks get \[options\] -- <ref>\n$/);
+  assert.match(r.stderr, /^error: "-VAAAA…" begins with "-" and was read as an option\. .*mcp-tasks get \[options\] -- <ref>\n  next: `\S*mcp-tasks\S* get --help` shows the usage\n$/);
   const j = await runInProcess(['--json', 'get', ref], { home });
   assert.equal(j.code, 1, j.stderr);
   assert.equal(j.stderr, r.stderr);

@@ -31,7 +31,7 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     const round = await answerTaskRound(scope, pending, { inline, answers: opts.answers, decline: opts.decline, cancel: opts.cancel, again: opts.again });
     if (round.sent.length === 0 && Object.keys(pending).length === 0) {
       // input_required, but no request to answer reached us (2025-11-25: none came on tasks/result in time): nothing was answered.
-      return report(target, { kind: 'needs-input', snapshot: before }, { notes: [`nothing was sent: the server says the task needs input but handed out no request to answer; try again shortly (\`${ctx.invocation} answer ${ref === '-' ? `- --server ${target.entry.name}` : ref}\`)`] });
+      return report(target, { kind: 'needs-input', snapshot: before }, { notes: [`nothing was sent: the server says the task needs input but handed out no request to answer; try again shortly (\`mcp-tasks answer ${ref === '-' ? `- --server ${target.entry.name}` : ref}\`)`] });
     }
     const again = round.sent.length === 0 ? relistedOrAwaiting(ctx, target.record, before) : {};
     if (again.relisted || again.awaiting) {
@@ -49,7 +49,7 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     if (!isTerminalStatus(after.status)) {
       if (stillPending.length > 0) {
         if (round.sent.length === 0) notes.push(`nothing was sent${ctx.interactive ? '' : ' (no terminal to ask in)'}`);
-        if (!ctx.interactive) notes.push(...scriptedAnswerHint(ctx.invocation, refFor(target), after.inputRequests ?? {}, target.record.inputKeysAnswered));
+        if (!ctx.interactive) notes.push(...scriptedAnswerHint(refFor(target), after.inputRequests ?? {}, target.record.inputKeysAnswered));
         notes.push(`still waiting for: ${stillPending.join(', ')}`);
       } else if (!ctx.json) notes.push(`next: \`mcp-tasks watch ${ref === '-' ? `- --server ${target.entry.name}` : ref}\` to follow it to the end`);
     }

@@ -19,7 +19,9 @@ export async function getTaskReport(ctx: Context, ref: string, opts: GetOptions)
 }
 
 function askServer(ctx: Context, ref: string, opts: GetOptions): Promise<TaskReport> {
-  return withTask(ctx, ref, opts, async (scope) => {
+  // 2025-11-25: the question comes only on tasks/result; collecting it (unanswered, kept in the
+  // record for a later answer) is what lets get show it and list it under inputRequests.
+  return withTask(ctx, ref, { ...opts, serveInput: true }, async (scope) => {
     const snapshot = scope.settled(await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt }));
     scope.observe(snapshot);
     if (snapshot.status !== 'input_required') return report(scope.target, { kind: 'observed', snapshot });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileArg, type Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { writeFileAtomic } from '../../fs/atomic-file.js';
-import { openVault } from '../../app/task-target.js';
+import { openVault, serverAddCommand } from '../../app/task-target.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { decodeSealed, encodeSealed, sealWithPassphrase, unsealWithPassphrase, VaultKeyError } from '../../vault/vault-crypto.js';
@@ -101,12 +101,17 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
   // Handles are bound to server identities: say which ones this machine cannot reach as-is.
   const servers = new ServerStore(ctx.home);
   const warnings: string[] = [];
+  const next: string[] = [];
   if (droppedSecrets) warnings.push(`${droppedSecrets} record(s) carried stored credentials; they were dropped (set the server's variables in this shell, or sign in)`);
   for (const name of new Set(records.map((r) => r.server.name))) {
     const rec = records.find((r) => r.server.name === name)!;
     const entry = servers.find(name);
-    if (!entry) warnings.push(`server "${name}" is not configured here; add it (${describeIdentity(rec.server.identity)}) before watching these tasks`);
+    if (!entry) {
+      const add = serverAddCommand(name, rec.server.identity);
+      warnings.push(`server "${name}" is not configured here; add it (${describeIdentity(rec.server.identity)}) before watching these tasks`);
+      if (add) next.push(add);
+    }
     else if (!sameIdentity(identityOf(entry, ctx.home), rec.server.identity)) warnings.push(`server "${name}" here is ${describeIdentity(identityOf(entry, ctx.home))}, but the tasks were created on ${describeIdentity(rec.server.identity)}; they will not be sent there without --rebind`);
   }
-  return finish(ctx, { kind: 'records-imported', added, alreadyPresent: records.length - added, warnings });
+  return finish(ctx, { kind: 'records-imported', added, alreadyPresent: records.length - added, warnings, next });
 }

@@ -55,7 +55,8 @@ async function watchTasks(givenRefs: string[], opts: WatchOptions, ctx: Context)
   const wctx: Context = multi ? Object.create(ctx, { interrupt: { value: stopAll.signal } }) : ctx;
   const waiting: TaskReport[] = [];
   try {
-    const reports = await withTasks(wctx, refs, { ...opts, serveInput: ctx.interactive || opts.answers !== undefined }, async (scope) => {
+    // Always collect a 2025-11-25 question: without a terminal it is shown (exit 5), not hidden.
+    const reports = await withTasks(wctx, refs, { ...opts, serveInput: true }, async (scope) => {
       const initial = scope.target.record.last;
       const streamed: { last?: TaskSnapshot } = {};
       const answerInput = inputHandler(scope, { answers: opts.answers });

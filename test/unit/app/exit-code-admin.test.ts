@@ -31,7 +31,7 @@ describe('exitCodeOf: admin outcomes', () => {
       { kind: 'record-shown', record },
       { kind: 'pruned', removed: 3 },
       { kind: 'exported', count: 1, bundle: 'x' },
-      { kind: 'records-imported', added: 1, alreadyPresent: 0, warnings: [] },
+      { kind: 'records-imported', added: 1, alreadyPresent: 0, warnings: [], next: [] },
       { kind: 'signed-out', server: 'a', removed: false, revoked: false },
       { kind: 'remote-tasks-listed', server: 'a', tasks: [] },
     ] as const) {
