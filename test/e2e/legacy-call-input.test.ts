@@ -61,7 +61,14 @@ test('2025-11-25 plain call: the form asked during the call is listed with its k
   // The request reached the server: its record stays, in doubt, for recover (never "nothing was started").
   const rows = parseJsonDoc((await h.ok(['--json', 'list', '--all'])).stdout) as Array<{ phase: string; operation: { name: string } }>;
   assert.deepEqual(rows.map((r) => [r.phase, r.operation.name]), [['in-doubt', TOOL]]);
-  const human = await h.run(['call', 'ev', TOOL]);
+  // The same call again is refused while the first is in doubt (nothing sent); --new sends it on purpose.
+  const calls = () => sent.filter((m) => m.method === 'tools/call').length;
+  const before = calls();
+  const refused = await h.run(['call', 'ev', TOOL]);
+  assert.equal(refused.code, 10, refused.stderr);
+  assert.match(refused.stderr, /an identical call is in doubt/);
+  assert.equal(calls(), before, 'the refused re-run sent no tools/call');
+  const human = await h.run(['call', 'ev', TOOL, '--new']);
   assert.equal(human.code, 10, human.stderr);
   assert.match(human.stderr, /is in doubt: the tool asked for input during the call/);
   assert.match(human.stderr, new RegExp(`${key}`), 'what it asked is shown');
@@ -70,6 +77,10 @@ test('2025-11-25 plain call: the form asked during the call is listed with its k
   assert.match(human.stderr, /`mcp-tasks recover [0-9a-f]{8} --resolve not-run --note checked`, then `mcp-tasks call ev \S+( --args-json '[^']*')? --answers answers.json`/);
   const rec = await h.run(['recover']);
   assert.equal(rec.code, 10, rec.stdout + rec.stderr);
+  // Checked: neither ran. Closed as printed, the call can go out again.
+  for (const d of parseJsonDoc((await h.run(['--json', 'recover'])).stdout) as Array<{ opId: string }>) {
+    await h.ok(['recover', d.opId.slice(0, 8), '--resolve', 'not-run', '--note', 'checked']);
+  }
 
   // Only the required field is given; every field with a default gets it.
   const file = answersFile(h, { [key]: accept({ name: 'Ada Lovelace' }) });

@@ -121,7 +121,8 @@ describe('short task ids stay out of human output and diagnostics', { concurrenc
     assert.equal(verbose.code, 0, verbose.stderr);
     assert.ok(verbose.stderr.length > 0, 'diagnostics were printed');
     const list = await h.run(['list']);
-    assert.ok(list.stdout.startsWith(`${get[1]}\t`), list.stdout);
+    // Piped: a header row, then the record's row.
+    assert.ok(list.stdout.split('\n')[1]!.startsWith(`${get[1]}\t`), list.stdout);
     const watch = await h.run(['watch', get[1]!, '--timeout', '1s']);
     assert.equal(watch.code, 124, watch.stderr);
     assert.deepEqual(hinted(watch, 'watch'), ['watch', get[1]], 'the timeout hint names the same ref');
@@ -175,7 +176,7 @@ describe('short task ids stay out of human output and diagnostics', { concurrenc
     const adopt = await other.run(['get', '-', '--server', 'web', '--save'], { input: id });
     assert.equal(adopt.code, 0, adopt.stderr);
     const list = await other.run(['list']);
-    const ref = list.stdout.split('\t')[0]!;
+    const ref = list.stdout.split('\n')[1]!.split('\t')[0]!;
     assert.match(ref, /^[0-9a-f]{8}$/);
     const get = await other.run(['get', ref]);
     assert.equal(get.code, 0, get.stderr);

@@ -107,7 +107,7 @@ test('2025-11-25 recover: a call whose answer was lost is in doubt; recover name
   assert.equal(listed.code, 10, listed.stderr);
   assert.ok(listed.stdout.includes(short), listed.stdout);
   assert.match(listed.stdout, /not safe to resubmit blindly/);
-  assert.ok(listed.stdout.includes(`recover ${short} --resolve completed|not-run|failed`), 'the way to close it, as it runs');
+  for (const verdict of ['completed', 'not-run', 'failed']) assert.ok(listed.stdout.includes(`recover ${short} --resolve ${verdict} --note`), 'the way to close it, one command per verdict, as it runs');
   const json = parseJsonDoc((await h.run(['--json', 'recover'])).stdout) as Array<{ opId: string; resubmit: { safe: boolean } }>;
   assert.deepEqual(json.map((x) => [x.opId, x.resubmit.safe]), [[doubt.opId, false]]);
 
