@@ -311,7 +311,8 @@ describe('writers killed with SIGKILL mid-write', { concurrency: 2, timeout: 120
     const first = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach']);
     assert.equal(first.code, 0, first.stderr);
     for (let round = 0; round < 4; round++) {
-      const procs = [0, 1, 2].map(() => h.spawn(['call', 'web', 'slow_compute', 'seconds=600', '--detach']));
+      // --new: an earlier round's killed call may be in doubt, and an identical call would then be refused.
+      const procs = [0, 1, 2].map(() => h.spawn(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--new']));
       await sleep(randInt(150, 900));
       for (const p of procs) p.kill('SIGKILL');
       await Promise.all(procs.map((p) => p.done));
@@ -320,7 +321,7 @@ describe('writers killed with SIGKILL mid-write', { concurrency: 2, timeout: 120
       assert.equal(r.code, 0, `round ${round}: ${r.stderr}`);
       assert.ok(parseJsonDoc(r.stdout).length >= 1);
     }
-    const last = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach']);
+    const last = await h.run(['call', 'web', 'slow_compute', 'seconds=600', '--detach', '--new']);
     assert.equal(last.code, 0, `a write after the kills: ${last.stderr}`);
     // Every record is well-formed, whatever moment its writer died at.
     const recs = parseJsonDoc((await h.run(['list', '--all', '--json'])).stdout) as Array<{ phase: string; taskId: string }>;
