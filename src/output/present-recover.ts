@@ -10,7 +10,6 @@ import { SUBMITTER_GONE } from '../vault/writer.js';
 /** `--force` asks in a terminal; without one the command must carry the confirmation (`--yes`) to run as printed. */
 export const forceConfirmation = (ctx: Pick<Context, 'interactive'>): string => (ctx.interactive ? '' : ' --yes');
 
-const STOPPED = SUBMITTER_GONE;
 
 /**
  * How to close a record after an out-of-band check: one command per verdict, each runnable as
@@ -31,7 +30,7 @@ export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
   switch (o.kind) {
     case 'in-doubt-list':
       if (ctx.json) {
-        return out(jsonLine(o.records.map(({ record: r, verdict }) => ({ opId: r.opId, server: r.server.name, operation: { method: r.operation.method, name: r.operation.name, arguments: r.operation.arguments }, submittedAt: r.operation.submittedAt, reason: r.reason ?? STOPPED, resubmit: verdict, labels: r.labels }))));
+        return out(jsonLine(o.records.map(({ record: r, verdict }) => ({ opId: r.opId, server: r.server.name, operation: { method: r.operation.method, name: r.operation.name, arguments: r.operation.arguments }, submittedAt: r.operation.submittedAt, reason: r.reason ?? SUBMITTER_GONE, resubmit: verdict, labels: r.labels }))));
       }
       if (!o.records.length) return out('no submissions in doubt: every request sent either got a handle or was refused\n');
       for (const { record, verdict } of o.records) out(guidance(ctx, record, verdict, st));
@@ -39,7 +38,7 @@ export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
     case 'in-doubt-record': {
       const { record: rec, verdict } = o;
       if (ctx.json) return out(jsonLine({ opId: rec.opId, server: rec.server.name, operation: { method: rec.operation.method, name: rec.operation.name, arguments: rec.operation.arguments }, submittedAt: rec.operation.submittedAt, reason: rec.reason ?? null, resubmit: verdict }));
-      out(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId}) is in doubt: ${rec.reason ?? STOPPED}\n`);
+      out(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId}) is in doubt: ${rec.reason ?? SUBMITTER_GONE}\n`);
       // The same guidance as bare `recover`, for this one record.
       out(guidance(ctx, rec, verdict, st));
       return;

@@ -58,10 +58,8 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       }
 
       const opId = key ? opIdForKey(identityOf(entry, ctx.home), key) : randomUUID();
-      const now = () => new Date(ctx.now()).toISOString();
-      // One intent, one effect: an earlier record under this key decides, never a second request.
-      const prior = key ? vault.get(opId) : undefined;
-      if (prior) {
+      // A record under this key decides, never a second request: report it here, or follow its task once this session is closed.
+      const onPrior = (prior: VaultRecord): number | undefined => {
         const decision = decidePrior(prior, entry, tool, args, key!, ctx.now(), opts.detach === true);
         if (decision.kind === 'follow') {
           follow = decision;
@@ -69,6 +67,12 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
         }
         ctx.stderr.write(`${decision.note}\n`);
         return finish(ctx, decision.outcome);
+      };
+      const now = () => new Date(ctx.now()).toISOString();
+      // One intent, one effect: an earlier record under this key decides, never a second request.
+      const prior = key ? vault.get(opId) : undefined;
+      if (prior) {
+        return onPrior(prior);
       }
       if (!key && !opts.sendAnyway) refuseIdenticalInDoubt(vault, { server: { name: entry.name }, operation: { name: tool, arguments: args } }, ctx.now());
       const a = info.annotations ?? {};
@@ -104,13 +108,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       // The intent is on disk before the request leaves: a crash from here on is recoverable.
       // Under a key, only the first of several racing processes creates it; the others decide on its record.
       if (key && !vault.create(record)) {
-        const decision = decidePrior(vault.get(opId)!, entry, tool, args, key, ctx.now(), opts.detach === true);
-        if (decision.kind === 'follow') {
-          follow = decision;
-          return undefined;
-        }
-        ctx.stderr.write(`${decision.note}\n`);
-        return finish(ctx, decision.outcome);
+        return onPrior(vault.get(opId)!);
       }
       if (!key) vault.put(record);
       submitted.push(record);
