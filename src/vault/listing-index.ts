@@ -80,6 +80,14 @@ export class ListingRow {
   }
 }
 
+/**
+ * The one order of the listing: creation time, then opId. The base is written in it and readers
+ * merge log rows into it and resume after a rebuild by it, so all of them must use this one (rows
+ * created in the same millisecond, as an import's are, were skipped when two orders disagreed).
+ */
+export const listingOrder = (a: { createdAt: string; opId: string }, b: { createdAt: string; opId: string }): number =>
+  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.opId < b.opId ? -1 : a.opId > b.opId ? 1 : 0;
+
 /** One listing entry: a record's row under its hop, or null when the record was removed. */
 export type ListingEntry = [hop: string, row: ListingRow | null];
 
@@ -128,7 +136,8 @@ export function rowFingerprint(): Buffer {
     { ...base, phase: 'in-doubt', reason: 'unsure' },
     { ...base, phase: 'terminal', operation: { ...base.operation, name: '(unknown operation)' }, resolution: { outcome: 'completed', at, was: 'in-doubt' } },
   ];
-  const h = createHash('sha256');
+  // The order is part of what a base is: a base written in another order is rebuilt too.
+  const h = createHash('sha256').update('order: createdAt, opId\n');
   for (const s of samples) h.update(listingRowJson(s)).update('\n').update(JSON.stringify(listingMeta(s))).update('\n');
   return (fingerprint = h.digest().subarray(0, 16));
 }
@@ -624,7 +633,7 @@ export class ListingIndex {
     };
     const live: ListingEntry[] = [];
     for (const [hop, row] of source(fromIndex)) if (row) live.push([hop, row]);
-    live.sort((a, b) => (a[1]!.createdAt < b[1]!.createdAt ? -1 : a[1]!.createdAt > b[1]!.createdAt ? 1 : a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    live.sort((a, b) => listingOrder(a[1]!, b[1]!));
     const parts: Buffer[] = [MAGIC, rowFingerprint()];
     for (let i = 0; i < live.length; i += CHUNK_ENTRIES) parts.push(this.frame('base', encodeEntries(live.slice(i, i + CHUNK_ENTRIES))));
     writeFileAtomic(this.basePath, Buffer.concat(parts), 0o600);

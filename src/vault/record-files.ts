@@ -19,10 +19,8 @@ import { closeSync, existsSync, fsync, fsyncSync, linkSync, renameSync, mkdirSyn
 import { join } from 'node:path';
 import { ownPid } from '../fs/own-process.js';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
-import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, type ListingEntry, type ListingView } from './listing-index.js';
+import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, listingOrder, type ListingEntry, type ListingView } from './listing-index.js';
 import { intentOf, isActivePhase, UNKNOWN_OPERATION, type VaultPhase, type VaultRecord } from './vault-record.js';
-
-const byCreatedAtThenOp = (a: ListingRow, b: ListingRow) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.opId < b.opId ? -1 : a.opId > b.opId ? 1 : 0);
 
 const listed = (hop: string, rec: VaultRecord | undefined | null): ListingRow | null => (rec ? ListingRow.of(hop, rec) : null);
 
@@ -459,9 +457,11 @@ export class RecordFiles {
       let damaged = false;
       try {
         const overrides = this.overridesOf(view, intents);
-        // Log and intent records merge into the base's creation order.
-        const after = (r: ListingRow) => !last || byCreatedAtThenOp(r, last) > 0;
-        const extra = [...overrides.values()].filter((r): r is ListingRow => r !== null && (!keep || keep(r)) && after(r)).sort(byCreatedAtThenOp);
+        // Log and intent records merge into the base's creation order. After a rebuild, go on
+        // after the last row handed out (one attempt hands out rows in order).
+        const resumeAfter = last;
+        const after = (r: ListingRow) => !resumeAfter || listingOrder(r, resumeAfter) > 0;
+        const extra = [...overrides.values()].filter((r): r is ListingRow => r !== null && (!keep || keep(r)) && after(r)).sort(listingOrder);
         let k = 0;
         for (const chunk of view.oldestFirst()) {
           if (!chunk) {
@@ -473,14 +473,14 @@ export class RecordFiles {
           const tail = rows[rows.length - 1]?.[1];
           // The common case: nothing overrides or interleaves with this chunk, and every row is printed
           // as stored (a `submitting` row is not: whether it is in doubt is decided when it is shown).
-          if (eachChunk && !keep && head && tail && (!last || byCreatedAtThenOp(head, last) > 0) && (k >= extra.length || byCreatedAtThenOp(extra[k]!, tail) > 0) && rows.every(([hop, row]) => row && row.phase !== 'submitting' && !overrides.has(hop))) {
+          if (eachChunk && !keep && head && tail && after(head) && (k >= extra.length || listingOrder(extra[k]!, tail) > 0) && rows.every(([hop, row]) => row && row.phase !== 'submitting' && !overrides.has(hop))) {
             eachChunk(chunk.rows, rows.length);
             last = tail;
             continue;
           }
           for (const [hop, row] of rows) {
             if (!row || overrides.has(hop) || (keep && !keep(row)) || !after(row)) continue;
-            while (k < extra.length && byCreatedAtThenOp(extra[k]!, row) <= 0) emit(extra[k++]!);
+            while (k < extra.length && listingOrder(extra[k]!, row) <= 0) emit(extra[k++]!);
             emit(row);
           }
         }
@@ -532,7 +532,7 @@ export class RecordFiles {
     }
     // Only rows that still have a record file (a few stats: the rows printed).
     return picked
-      .sort(byCreatedAtThenOp)
+      .sort(listingOrder)
       .slice(-limit)
       .filter((r) => existsSync(this.recordPath(r.hop)));
   }
