@@ -4,11 +4,11 @@
 // ends, so a failing assertion never leaves a server behind.
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir as makeTempDir } from './temp-dirs.js';
 
 /** bin/mcp-tasks.js, seen from the compiled build/test/helpers/cli.js. */
 export const BIN = fileURLToPath(new URL('../../../bin/mcp-tasks.js', import.meta.url));
@@ -16,7 +16,6 @@ export const BIN = fileURLToPath(new URL('../../../bin/mcp-tasks.js', import.met
 const live = new Set<ChildProcess>();
 /** Pids of children that lead their own process group (spawned detached). */
 const groups = new Set<number>();
-const tempDirs = new Set<string>();
 process.on('exit', () => {
   for (const child of live) {
     try {
@@ -26,14 +25,10 @@ process.on('exit', () => {
       /* already gone */
     }
   }
-  if (!process.env.MCP_TASKS_KEEP_TEST_DIRS) for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** A fresh temporary directory, removed when the test process exits. */
 export function tempDir(prefix = 'mcp-tasks-e2e-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.add(dir);
-  return dir;
+  return makeTempDir(prefix);
 }
 
 /** A fresh MCP_TASKS_HOME. */

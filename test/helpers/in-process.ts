@@ -83,6 +83,10 @@ export interface InProcessOptions {
   interrupt?: AbortSignal;
   /** stdout as a terminal of this many columns (default: a pipe). */
   stdoutColumns?: number;
+  /** The environment as given, instead of the runner's (a temp home, CI=1, NO_COLOR, no keychain) plus `env`. */
+  exactEnv?: NodeJS.ProcessEnv;
+  /** How the CLI was invoked (what hints and help name), as bin.ts passes it. */
+  script?: string;
 }
 
 const sink = (chunks: string[], isTTY: boolean, columns = 100) =>
@@ -99,8 +103,8 @@ const sink = (chunks: string[], isTTY: boolean, columns = 100) =>
 export async function runInProcess(argv: string[], opts: InProcessOptions = {}): Promise<InProcessResult> {
   const out: string[] = [];
   const err: string[] = [];
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MCP_TASKS_HOME: opts.home ?? tempHome(), CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1' };
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
+  const env: NodeJS.ProcessEnv = opts.exactEnv ?? { PATH: process.env.PATH, HOME: process.env.HOME, MCP_TASKS_HOME: opts.home ?? tempHome(), CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1' };
+  for (const [k, v] of Object.entries(opts.exactEnv ? {} : (opts.env ?? {}))) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
@@ -114,6 +118,7 @@ export async function runInProcess(argv: string[], opts: InProcessOptions = {}):
     interrupt: opts.interrupt ?? new AbortController().signal,
     ...(opts.clock ? { now: opts.clock.now, sleep: opts.clock.sleep } : {}),
     ...(opts.prompter ? { prompter: opts.prompter } : {}),
+    ...(opts.script ? { script: opts.script } : {}),
   };
   const code = await main(argv, io);
   return { code, stdout: out.join(''), stderr: err.join('') };

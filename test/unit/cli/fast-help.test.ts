@@ -9,8 +9,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { main } from '../../../src/main.js';
-import type { ProcessIO } from '../../../src/context.js';
+import { runInProcess } from '../../helpers/in-process.js';
 import { helpSnapshot, type HelpSnapshot } from '../../../src/cli/help-snapshot.js';
 import { helpPathOf, printSnapshotHelp } from '../../../src/cli/fast-help.js';
 
@@ -23,13 +22,10 @@ function sink(isTTY = false, columns?: number) {
 }
 
 async function viaCommander(argv: string[], env: NodeJS.ProcessEnv, script: string | undefined): Promise<string> {
-  const out = sink();
-  const err = sink();
-  const io: ProcessIO = { stdout: out.stream, stderr: err.stream, stdinIsTTY: false, readStdin: () => '', env, platform: process.platform, interrupt: new AbortController().signal, ...(script ? { script } : {}) };
-  const code = await main(argv, io);
-  assert.equal(code, 0, `main ${argv.join(' ')} exits 0`);
-  assert.equal(err.text(), '', `main ${argv.join(' ')} prints nothing on stderr`);
-  return out.text();
+  const r = await runInProcess(argv, { exactEnv: env, ...(script ? { script } : {}) });
+  assert.equal(r.code, 0, `main ${argv.join(' ')} exits 0`);
+  assert.equal(r.stderr, '', `main ${argv.join(' ')} prints nothing on stderr`);
+  return r.stdout;
 }
 
 function viaSnapshot(argv: string[], env: NodeJS.ProcessEnv, script: string | undefined, file: URL, tty?: { columns: number }): string | undefined {

@@ -5,24 +5,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { toCliError } from '../../../src/app/remote-error.js';
 import { signInPath, writeSignIn, type SignInRecord } from '../../../src/connection/oauth-store.js';
 import { decodeSealed, encodeSealed, keyFilePath, seal } from '../../../src/vault/vault-crypto.js';
 import { Vault, vaultPath } from '../../../src/vault/vault.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-process.on('exit', () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function home(): string {
-  const d = mkdtempSync(join(tmpdir(), 'mcp-tasks-sign-in-key-'));
-  dirs.push(d);
-  return d;
-}
+const home = () => tempDir('mcp-tasks-sign-in-key-');
 
 const record = (): SignInRecord => ({
   server: 's',

@@ -4,23 +4,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../../../src/errors.js';
 import { toCliError } from '../../../src/app/remote-error.js';
 import { describeSignIn, readSignIn, removeSignIn, signInPath, writeSignIn, type SignInRecord } from '../../../src/connection/oauth-store.js';
 import { browserPlan, canSignInInPlace, LoopbackRedirect, signingAlgorithm } from '../../../src/connection/oauth-provider.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-process.on('exit', () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function home(): string {
-  const d = mkdtempSync(join(tmpdir(), 'mcp-tasks-sign-in-'));
-  dirs.push(d);
-  return d;
-}
+const home = () => tempDir('mcp-tasks-sign-in-');
 
 const ACCESS = 'access-token-value-0123456789abcdef';
 const REFRESH = 'refresh-token-value-0123456789abcdef';

@@ -3,21 +3,13 @@
 // waited for, and the lock really excludes concurrent read-modify-write across processes.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LockTimeoutError, withFileLock, writeFileAtomic } from '../../../src/fs/atomic-file.js';
 import { deadPid, fileMode, killHard, modUrl, octal, randInt, runNodeScript, sleep } from '../../helpers/vault-helpers.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-process.on('exit', () => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function dir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'mcp-tasks-atomic-'));
-  dirs.push(d);
-  return d;
-}
+const dir = () => tempDir('mcp-tasks-atomic-');
 
 describe('writeFileAtomic', () => {
   test('writes with the requested mode and leaves no temp file', () => {

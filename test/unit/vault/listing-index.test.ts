@@ -3,26 +3,18 @@
 // listing frame, after a torn frame, a lost or damaged base, or a compaction racing writers.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs, { appendFileSync, existsSync, fstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import fs, { appendFileSync, existsSync, fstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Vault } from '../../../src/vault/vault.js';
 import { listingMeta, listingRowJson, type ListingRow } from '../../../src/vault/listing-index.js';
 import type { ListingMeta, VaultRecord } from '../../../src/vault/vault-record.js';
 import { fakeTaskId, isoAgo, leaks, makeRecord, modUrl, runNodeScript } from '../../helpers/vault-helpers.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
 const NOKC: NodeJS.ProcessEnv = { MCP_TASKS_NO_KEYCHAIN: '1' };
 
-const homes: string[] = [];
-process.on('exit', () => {
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
-function home(): string {
-  const h = mkdtempSync(join(tmpdir(), 'mcp-tasks-listing-'));
-  homes.push(h);
-  return h;
-}
+const home = () => tempDir('mcp-tasks-listing-');
 
 const storeDir = (h: string) => join(h, readdirSync(h).find((n) => /^vault-[0-9a-f]{16}\.d$/.test(n))!);
 

@@ -4,8 +4,7 @@
 // and a listing whose rows another version rendered is never printed as stored.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Vault } from '../../../src/vault/vault.js';
 import { taskJson, jsonLine } from '../../../src/output/render.js';
@@ -13,17 +12,10 @@ import { rowFingerprint } from '../../../src/vault/listing-index.js';
 import type { VaultRecord } from '../../../src/vault/vault-record.js';
 import { runInProcess } from '../../helpers/in-process.js';
 import { fakeTaskId, makeRecord, modUrl, runNodeScript } from '../../helpers/vault-helpers.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
 const NOKC: NodeJS.ProcessEnv = { MCP_TASKS_NO_KEYCHAIN: '1' };
-const homes: string[] = [];
-process.on('exit', () => {
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
-function home(): string {
-  const h = mkdtempSync(join(tmpdir(), 'mcp-tasks-rows-'));
-  homes.push(h);
-  return h;
-}
+const home = () => tempDir('mcp-tasks-rows-');
 const storeDir = (h: string) => join(h, readdirSync(h).find((n) => /^vault-[0-9a-f]{16}\.d$/.test(n))!);
 
 /** What `list --json` must print for these records: rendering each record now (the contract's shape). */

@@ -3,8 +3,7 @@
 // submitting records, and locks that no mcp-tasks process would leave.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Vault, vaultPath } from '../../../src/vault/vault.js';
 import { decodeSealed } from '../../../src/vault/vault-crypto.js';
@@ -17,17 +16,10 @@ import { toCliError } from '../../../src/app/remote-error.js';
 const shown = (err: unknown) => toCliError(err);
 import { deadPid, fakeTaskId, killHard, leaks, makeRecord, modUrl, runNodeScript, sha256, writeFormat1Vault } from '../../helpers/vault-helpers.js';
 import type { VaultRecord } from '../../../src/vault/vault-record.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
 const NOKC: NodeJS.ProcessEnv = { MCP_TASKS_NO_KEYCHAIN: '1' };
-const homes: string[] = [];
-process.on('exit', () => {
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
-function home(): string {
-  const h = mkdtempSync(join(tmpdir(), 'mcp-tasks-vault-upgrade-'));
-  homes.push(h);
-  return h;
-}
+const home = () => tempDir('mcp-tasks-vault-upgrade-');
 
 /** Every file under `dir`, recursively. */
 function allFiles(dir: string): string[] {

@@ -3,28 +3,19 @@
 // the file byte for byte as it was.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Vault, vaultPath, MIN_REF_PREFIX } from '../../../src/vault/vault.js';
 import { decodeSealed, encodeSealed, keyFilePath } from '../../../src/vault/vault-crypto.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { toCliError } from '../../../src/app/remote-error.js';
 import { fakeTaskId, fileMode, makeRecord, modUrl, octal, runNodeScript, sha256 } from '../../helpers/vault-helpers.js';
+import { removeAtExit, tempDir } from '../../helpers/temp-dirs.js';
 
 /** The OS keychain is opted out of (as with CI=1), so these tests always use the key file. */
 const NOKC: NodeJS.ProcessEnv = { MCP_TASKS_NO_KEYCHAIN: '1' };
 
-const homes: string[] = [];
-process.on('exit', () => {
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
-function home(): string {
-  const h = mkdtempSync(join(tmpdir(), 'mcp-tasks-vault-unit-'));
-  homes.push(h);
-  return h;
-}
+const home = () => tempDir('mcp-tasks-vault-unit-');
 
 // What a person sees: the vault's typed error as app/ presents it.
 const isVaultError = (pattern: RegExp) => (thrown: unknown) => {
@@ -250,7 +241,7 @@ describe('Vault key in the OS keychain, across processes', () => {
       const end = await writer.done;
       assert.equal(end.code, 0, writer.stderr());
       const info = JSON.parse(writer.stdout()) as { warm: string; warmKey: { kind: string; service?: string; account?: string }; key: { kind: string; service?: string; account?: string } };
-      homes.push(info.warm);
+      removeAtExit(info.warm);
       for (const k of [info.key, info.warmKey]) {
         if (k.kind === 'keychain') t.after(() => void new (keyring().Entry)(k.service!, k.account!).deletePassword());
       }
