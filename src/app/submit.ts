@@ -71,7 +71,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       const inDoubt = submissionFailed(ctx, vault, record, err, server, opts.resubmission === true || callOpened);
       // In doubt on disk first; then a late answer to the call (2025-11-25: its request is still
       // open) may still bring the handle, which turns the record into the task's (scope.observe below).
-      const late = await session.lateCallOutcome?.(LATE_ANSWER_WAIT_MS, ctx.interrupt);
+      const late = await session.lateCallOutcome(LATE_ANSWER_WAIT_MS, ctx.interrupt);
       if (!late) return inDoubt;
       outcome = late;
       cameLate = true;
@@ -154,7 +154,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     throw handleNotStored(entry, record, task.taskId, err);
   }
   // A sign-in in place during the call may have been someone else's: the task is theirs.
-  const principal = session.signInPrincipal?.();
+  const principal = session.signInPrincipal();
   if (principal && (!record.principal || comparePrincipals(record.principal, principal) !== 'same')) {
     try {
       scope.update((r) => {

@@ -9,15 +9,16 @@ import { TOOLS_CACHE_TTL_MS, type ServerEntry } from '../servers/server-entry.js
  * The cached tools when fresh for this protocol version and naming `wanted`; else listed live (and
  * cached). Only callable tools are cached: a refused one is never named, so it is listed live.
  */
-export async function toolsFor(ctx: Context, entry: ServerEntry, session: Pick<TaskSession, 'listTools' | 'adoptTools' | 'protocolVersion'>, wanted?: string): Promise<ToolInfo[]> {
+export async function toolsFor(ctx: Context, entry: ServerEntry, session: Pick<TaskSession, 'listTools' | 'adoptTools' | 'reusesToolList' | 'protocolVersion'>, wanted?: string): Promise<ToolInfo[]> {
   const d = entry.discovered;
   const age = d?.toolsListedAt ? ctx.now() - Date.parse(d.toolsListedAt) : Infinity;
-  if (session.adoptTools && d?.tools && d.protocolVersion === session.protocolVersion && age >= 0 && age < TOOLS_CACHE_TTL_MS && (wanted === undefined || d.tools.some((t) => t.name === wanted))) {
+  const adopted = session.reusesToolList && d?.tools && d.protocolVersion === session.protocolVersion && age >= 0 && age < TOOLS_CACHE_TTL_MS && (wanted === undefined || d.tools.some((t) => t.name === wanted)) ? session.adoptTools(d.tools) : undefined;
+  if (adopted) {
     ctx.debug(`tools of ${entry.name} from the cache (listed ${Math.round(age / 1000)} s ago)`);
-    return session.adoptTools(d.tools);
+    return adopted;
   }
   const tools = await session.listTools();
-  if (session.adoptTools) await rememberTools(ctx, entry, session.protocolVersion, tools);
+  if (session.reusesToolList) await rememberTools(ctx, entry, session.protocolVersion, tools);
   return tools;
 }
 

@@ -66,7 +66,7 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
   const isoNow = () => new Date(ctx.now()).toISOString();
   // 2025-11-25: requests an earlier process received for this task and nobody answered (never a key answered before).
   const kept = target.record.session?.pendingInput?.filter((p) => !target.record.inputKeysAnswered.includes(p.key));
-  if (kept?.length) session.restoreInput?.(target.taskId, kept);
+  if (kept?.length) session.restoreInput(target.taskId, kept);
   const update = (change: (rec: VaultRecord) => void, persist = target.persisted) => {
     const withSession = (rec: VaultRecord) => {
       change(rec);
@@ -125,7 +125,7 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
       // server scopes tasks to principals, so this says nothing about the task. Not lost.
       const created = target.record.principal;
       if (created) {
-        const current = session.signInPrincipal?.();
+        const current = session.signInPrincipal();
         if (comparePrincipals(created, current) !== 'same') return { kind: 'not-visible', created, ...(current ? { current } : {}), sent: true, ...(target.record.last ? { snapshot: target.record.last } : {}) };
       }
       const at = isoNow();
@@ -212,10 +212,10 @@ export async function openSessionFor(ctx: Context, target: TaskTarget, serveInpu
  */
 export async function closeSession(ctx: Context, vault: Vault, session: TaskSession, records: VaultRecord[] = []): Promise<void> {
   try {
-    const sessionId = session.endSession ? session.resumeState()?.sessionId : undefined;
+    const sessionId = session.resumeState()?.sessionId;
     const endedBefore = records.some((r) => r.session?.sessionId === sessionId && r.session?.endedAt);
     if (sessionId && !endedBefore && !sessionStillNeeded(vault, sessionId)) {
-      const ended = await session.endSession!().catch((err: unknown) => {
+      const ended = await session.endSession().catch((err: unknown) => {
         ctx.debug(`ending the server session of ${session.serverName}: ${String(err)}`);
         return false;
       });

@@ -8,7 +8,7 @@ import { TASKS_EXTENSION_ID } from '../protocol/constants.js';
 import { sanitize } from '../output/sanitize.js';
 import type { ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
-import { ModernTaskSession } from './modern-session.js';
+import { ModernTaskSession } from './modern/modern-session.js';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { SessionResume, TaskGeneration, TaskSession } from './task-session.js';
 import type { Principal } from '../tasks/principal.js';
@@ -110,10 +110,9 @@ export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOp
     if (sessionId) ctx.redact(sessionId);
     // Loaded only for a 2025-11-25 server: its ext-tasks v1 schemas (~190 zod schemas) are built at import.
     const { LegacyTaskSession } = await import('./legacy/legacy-session.js');
-    session = new LegacyTaskSession(conn, { serverName: entry.name, serveInput: opts.serveInput === true, debug: (l) => ctx.debug(l) });
-  } else session = new ModernTaskSession(conn, (l) => ctx.debug(l));
-  // Whichever generation: who the connection's sign-in acts for, read when asked (an in-place sign-in changes it).
-  return Object.assign(session, { signInPrincipal: principal });
+    session = new LegacyTaskSession(conn, { serverName: entry.name, serveInput: opts.serveInput === true, debug: (l) => ctx.debug(l), principal });
+  } else session = new ModernTaskSession(conn, principal, (l) => ctx.debug(l));
+  return session;
 }
 
 /** A look at a server without tasks: its era, what it advertises, its tools. Any generation. */

@@ -61,27 +61,33 @@ export interface TaskSession {
    * carries the input requests that task received and nobody answered (`pendingInput`).
    */
   resumeState(taskId?: string): SessionResume | undefined;
-  /** 2025-11-25: take back requests an earlier process received for `taskId` (its record's `session.pendingInput`). */
-  restoreInput?(taskId: string, stored: StoredInputRequest[]): void;
   /**
-   * 2025-11-25 over HTTP: end the server session (HTTP DELETE with its Mcp-Session-Id). Only
-   * when no task still needs it: the server forgets every task scoped to it. False when there
-   * was nothing to end (no session, or the server had ended it already).
+   * Take back the input requests an earlier process received for `taskId` and left unanswered
+   * (its record's `session.pendingInput`); a generation whose server hands them out again on
+   * every observation keeps none and ignores them.
    */
-  endSession?(): Promise<boolean>;
+  restoreInput(taskId: string, stored: StoredInputRequest[]): void;
+  /**
+   * End the server-side session, if the generation has one (HTTP DELETE with its
+   * Mcp-Session-Id). Only when no task still needs it: the server forgets every task scoped to
+   * it. False when there was nothing to end (no session, or the server had ended it already).
+   */
+  endSession(): Promise<boolean>;
   listTools(): Promise<ToolInfo[]>;
   /** Tools left out of listTools() because their declarations break a rule (x-mcp-header), with the reason. */
   refusedTools(): RefusedTool[];
-  /** Use a tool list read earlier (the server entry's cache) as if just listed, without a request; where the generation can. */
-  adoptTools?(tools: ToolInfo[]): ToolInfo[];
+  /** Whether a tool list read earlier (the server entry's cache) can stand in for tools/list. */
+  readonly reusesToolList: boolean;
+  /** Use a tool list read earlier as if just listed, without a request; undefined where reusesToolList is false. */
+  adoptTools(tools: ToolInfo[]): ToolInfo[] | undefined;
   /** tools/call, asking for a task where the generation and tool allow it. */
   callTool(params: CallToolParams, opts?: RequestOptions): Promise<ToolCallOutcome>;
   /**
-   * 2025-11-25: the tools/call whose round timed out is still open on the connection; wait up to
-   * `waitMs` (or until `signal` or the session closes) for its late answer. Undefined when none
-   * came (or it was an error, or no call timed out): the submission stays in doubt.
+   * The tools/call whose round timed out is still open on the connection; wait up to `waitMs`
+   * (or until `signal` or the session closes) for its late answer. Undefined when none came (or
+   * it was an error, or no call timed out): the submission stays in doubt.
    */
-  lateCallOutcome?(waitMs: number, signal?: AbortSignal): Promise<ToolCallOutcome | undefined>;
+  lateCallOutcome(waitMs: number, signal?: AbortSignal): Promise<ToolCallOutcome | undefined>;
   /** One observation; on 2025-11-25 a terminal task also carries its result (tasks/result), fetched before returning. */
   getTask(taskId: string, opts?: RequestOptions): Promise<TaskSnapshot>;
   /** Deliver answers keyed as in `TaskSnapshot.inputRequests` (2026-07-28: tasks/update). */
@@ -89,9 +95,11 @@ export interface TaskSession {
   /** Request cancellation; a request is not a cancellation (the task may still complete). */
   cancelTask(taskId: string, opts?: RequestOptions): Promise<void>;
   /** Who the connection's stored sign-in acts for (undefined without one): a task created now belongs to it. */
-  signInPrincipal?(): Principal | undefined;
-  /** Only where the generation has one (2025-11-25 with `capabilities.tasks.list`). */
-  listTasks?(cursor?: string, opts?: RequestOptions): Promise<RemoteTaskPage>;
+  signInPrincipal(): Principal | undefined;
+  /** Why listTasks cannot answer on this session (the generation or the server offers no task list); undefined when it can. */
+  readonly taskListUnavailable: string | undefined;
+  /** A page of the server's own task list; only where taskListUnavailable is undefined. */
+  listTasks(cursor?: string, opts?: RequestOptions): Promise<RemoteTaskPage>;
   close(): Promise<void>;
 }
 

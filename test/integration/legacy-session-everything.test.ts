@@ -30,7 +30,7 @@ test('server-everything over HTTP: the handshake, tasks capabilities, taskSuppor
   assert.equal(session.protocolVersion, '2025-11-25');
   assert.equal(session.tasksAdvertised, true);
   assert.ok(session.taskCapabilities?.list, 'it advertises tasks/list');
-  assert.ok(session.listTasks, 'so listTasks is offered');
+  assert.equal(session.taskListUnavailable, undefined, 'so listTasks is offered');
   const resume = session.resumeState();
   assert.equal(resume.protocolVersion, '2025-11-25');
   assert.match(resume.sessionId ?? '', /^[0-9a-f-]{36}$/, 'the Mcp-Session-Id is kept');
@@ -54,7 +54,7 @@ test('server-everything: simulate-research-query runs as a task to completion; t
   assert.equal(typeof task.ttlMs, 'number', 'ttl normalised to ttlMs');
   assert.equal(task.pollIntervalMs, 1000, 'pollInterval normalised to pollIntervalMs');
 
-  const page = await session.listTasks!();
+  const page = await session.listTasks();
   assert.ok(page.tasks.some((x) => x.taskId === task.taskId && typeof x.ttlMs === 'number'), 'tasks/list holds the task');
 
   const seen = new Set<string>();

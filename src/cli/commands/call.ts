@@ -100,7 +100,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       if (session.protocolVersion) record.server.protocolVersion = session.protocolVersion;
       if (session.serverInfo) record.server.serverInfo = session.serverInfo;
       // The task will belong to whoever the stored sign-in acts for.
-      const principal = session.signInPrincipal?.();
+      const principal = session.signInPrincipal();
       if (principal) record.principal = principal;
       // 2025-11-25: the session the task will live in goes to disk with the intent, before the request.
       const resume = session.resumeState();

@@ -17,7 +17,7 @@ import type { VaultRecord } from '../../vault/vault-record.js';
 async function listAll(session: TaskSession, ctx: Context, into: Map<string, TaskSnapshot>): Promise<void> {
   let cursor: string | undefined;
   do {
-    const page = await session.listTasks!(cursor, { signal: ctx.interrupt });
+    const page = await session.listTasks(cursor, { signal: ctx.interrupt });
     for (const t of page.tasks) if (!into.has(t.taskId)) into.set(t.taskId, t);
     cursor = page.nextCursor;
   } while (cursor);
@@ -38,14 +38,8 @@ export async function runListRemote(server: string, ctx: Context): Promise<numbe
   const found = new Map<string, TaskSnapshot>();
   const fresh = await openSession(ctx, entry).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
   try {
-    if (!fresh.listTasks) {
-      throw new CliError(
-        'invalid-input',
-        fresh.generation === '2026-07-28'
-          ? `server "${server}" speaks 2026-07-28, whose tasks extension has no task list by design (task ids are bearer handles)`
-          : `server "${server}" does not offer tasks/list (capabilities.tasks.list is not advertised)`,
-        `\`mcp-tasks list --server ${server}\` shows the tasks this vault holds for it.`,
-      );
+    if (fresh.taskListUnavailable) {
+      throw new CliError('invalid-input', `server "${server}" lists no tasks: ${fresh.taskListUnavailable}`, `\`mcp-tasks list --server ${server}\` shows the tasks this vault holds for it.`);
     }
     await listAll(fresh, ctx, found).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
   } finally {
@@ -55,7 +49,7 @@ export async function runListRemote(server: string, ctx: Context): Promise<numbe
     let session: TaskSession | undefined;
     try {
       session = await openSession(ctx, entry, { resume });
-      if (session.listTasks) await listAll(session, ctx, found);
+      if (!session.taskListUnavailable) await listAll(session, ctx, found);
     } catch (err) {
       // A session the server has ended lists nothing; its tasks are reported lost by get/watch.
       if (lostReasonOf(err) === undefined) throw toCliError(err, server) ?? err;

@@ -45,6 +45,7 @@ import { confirmingRejection } from '../rejection.js';
 import { readableTask, type CallToolParams, type CallToolResult, type ToolCallOutcome } from '../../protocol/task-wire.js';
 import type { ServerEntry } from '../../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../../tasks/task-snapshot.js';
+import type { Principal } from '../../tasks/principal.js';
 import type { RemoteTaskPage, RequestOptions, SessionResume, StoredInputRequest, TaskSession } from '../task-session.js';
 import { INPUT_METHODS, inputRequestKey } from './input-keys.js';
 import { SessionEndedError, TaskRequiredError } from './legacy-errors.js';
@@ -73,6 +74,8 @@ export interface LegacySessionOptions {
   /** How long getTask waits, with tasks/result open on an input_required task, for the server's request. */
   inputWaitMs?: number;
   debug?: (line: string) => void;
+  /** Who the connection's stored sign-in acts for, read when asked (an in-place sign-in changes it). */
+  principal?: () => Principal | undefined;
 }
 
 interface PendingInput {
@@ -153,9 +156,11 @@ export function withOutcome(s: TaskSnapshot, outcome: ResultOutcome): TaskSnapsh
 export class LegacyTaskSession implements TaskSession {
   readonly generation = '2025-11-25' as const;
   readonly serverName: string;
-  /** Present only where the server advertises `capabilities.tasks.list`. */
-  readonly listTasks?: (cursor?: string, opts?: RequestOptions) => Promise<RemoteTaskPage>;
+  /** The SDK client validates a call against the tools it listed itself: this session lists them. */
+  readonly reusesToolList = false;
+  readonly taskListUnavailable: string | undefined;
   private readonly taskCaps: ServerTaskCapabilitiesV1 | undefined;
+  private readonly principal: () => Principal | undefined;
   private readonly serveInput: boolean;
   private readonly taskTtlMs: number;
   private readonly inputWaitMs: number;
@@ -188,7 +193,8 @@ export class LegacyTaskSession implements TaskSession {
     // A resumed session skipped initialize and does not know the capabilities: tasks/list is tried
     // (a server without it answers -32601); `list --remote` only resumes after a fresh session showed it.
     const resumed = conn.serverCapabilities === undefined;
-    if (resumed || (this.taskCaps && hasTaskListCapabilityV1(this.taskCaps))) this.listTasks = (cursor, ro) => this.listTasksPage(cursor, ro);
+    this.taskListUnavailable = resumed || (this.taskCaps && hasTaskListCapabilityV1(this.taskCaps)) ? undefined : 'it does not offer tasks/list (capabilities.tasks.list is not advertised)';
+    this.principal = opts.principal ?? (() => undefined);
     conn.interceptServerRequests((r) => this.takeServerRequest(r));
   }
 
@@ -431,7 +437,15 @@ export class LegacyTaskSession implements TaskSession {
     }
   }
 
-  private async listTasksPage(cursor?: string, opts: RequestOptions = {}): Promise<RemoteTaskPage> {
+  adoptTools(): undefined {
+    return undefined;
+  }
+
+  signInPrincipal(): Principal | undefined {
+    return this.principal();
+  }
+
+  async listTasks(cursor?: string, opts: RequestOptions = {}): Promise<RemoteTaskPage> {
     const raw = await this.rpc('tasks/list', cursor ? { cursor } : {}, opts);
     const page = validate<{ tasks: TaskV1[]; nextCursor?: string }>(ListTasksResultV1Schema, raw, 'tasks/list result');
     return { tasks: page.tasks.map(snapshotFromTaskV1), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };

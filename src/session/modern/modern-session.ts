@@ -4,13 +4,14 @@
 // A tools/call whose round timed out stays open (its HTTP request is not aborted): a late answer,
 // a task handle or a plain result, still tells what the server did (lateCallOutcome), so the
 // caller can turn the record in doubt into the task's, or store the result it would lose.
-import type { Connection } from '../connection/connect.js';
-import { callTool, cancelTask, getTask, updateTask } from '../protocol/task-wire.js';
-import type { CallToolParams, RequestOptions, TaskSession, ToolCallOutcome, ToolInfo } from './task-session.js';
-import type { RefusedTool } from '../connection/connect.js';
-import type { TaskSnapshot } from '../tasks/task-snapshot.js';
-import { TransportError } from '../protocol/remote-errors.js';
-import { confirmingRejection } from './rejection.js';
+import type { Connection } from '../../connection/connect.js';
+import { callTool, cancelTask, getTask, updateTask } from '../../protocol/task-wire.js';
+import type { CallToolParams, RemoteTaskPage, RequestOptions, StoredInputRequest, TaskSession, ToolCallOutcome, ToolInfo } from '../task-session.js';
+import type { Principal } from '../../tasks/principal.js';
+import type { RefusedTool } from '../../connection/connect.js';
+import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
+import { TransportError } from '../../protocol/remote-errors.js';
+import { confirmingRejection } from '../rejection.js';
 
 /** The open tools/call's own limit: its round's wait is kept here; the session's close ends it sooner. */
 const OPEN_CALL_LIMIT_MS = 24 * 60 * 60 * 1000;
@@ -22,8 +23,12 @@ export class ModernTaskSession implements TaskSession {
   private lateCall: Promise<ToolCallOutcome | undefined> | undefined;
   private readonly closing = new AbortController();
 
+  readonly reusesToolList = true;
+  readonly taskListUnavailable = 'its tasks extension (2026-07-28) has no task list by design: task ids are bearer handles';
+
   constructor(
     private readonly conn: Connection,
+    private readonly principal: () => Principal | undefined,
     private readonly debug?: (line: string) => void,
   ) {}
 
@@ -41,6 +46,18 @@ export class ModernTaskSession implements TaskSession {
   }
   resumeState(): undefined {
     return undefined;
+  }
+  /** Nothing to take back: a task's pending input comes with every tasks/get. */
+  restoreInput(_taskId: string, _stored: StoredInputRequest[]): void {}
+  /** No server-side session on this generation. */
+  endSession(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+  signInPrincipal(): Principal | undefined {
+    return this.principal();
+  }
+  listTasks(_cursor?: string, _opts?: RequestOptions): Promise<RemoteTaskPage> {
+    return Promise.reject(new Error(`listTasks: ${this.taskListUnavailable}`));
   }
   listTools(): Promise<ToolInfo[]> {
     return this.conn.listTools();
