@@ -135,7 +135,7 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   if (keys.length === 0) return { ...plan, sent: [] };
   await session.updateTask(target.taskId, plan.send);
   const at = new Date(ctx.now()).toISOString();
-  scope.update((r) => {
+  await scope.update((r) => {
     for (const k of keys) if (!r.inputKeysAnswered.includes(k)) r.inputKeysAnswered.push(k);
     r.inputAnsweredAt = at;
     r.updatedAt = at;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { CliError, ExitCode } from '../errors.js';
 import type { ServerEntry, ServerIdentity } from '../servers/server-entry.js';
 import { canonicalJson, type IntentOf, type VaultRecord } from '../vault/vault-record.js';
-import type { Vault } from '../vault/vault.js';
+import type { HandleStore } from '../vault/handle-store.js';
 import { reportedPhase } from '../vault/writer.js';
 import { safeJson } from '../output/sanitize.js';
 import { inDoubtRecords } from './in-doubt.js';
@@ -81,8 +81,8 @@ export function decidePrior(prior: VaultRecord, entry: ServerEntry, tool: string
  * Without a key: an identical call in doubt stops a plain re-run (exit 10, naming `recover`);
  * `--new` sends anyway. Identical calls that got their handles are not in doubt and do not count.
  */
-export function refuseIdenticalInDoubt(vault: Vault, probe: IntentOf, nowMs: number): void {
-  const doubts = inDoubtRecords(vault.sameIntent(probe), nowMs);
+export async function refuseIdenticalInDoubt(vault: HandleStore, probe: IntentOf, nowMs: number): Promise<void> {
+  const doubts = inDoubtRecords(await vault.sameIntent(probe), nowMs);
   if (!doubts.length) return;
   const d = doubts[doubts.length - 1]!;
   throw new CliError(

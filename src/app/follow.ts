@@ -63,10 +63,10 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
       retry,
       inputStuckAfterMs: stuckAfterMs,
       ...(opts.throughInput ? { throughInput: true } : {}),
-      onSnapshot: (s, changed) => {
+      onSnapshot: async (s, changed) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
-        if (changed || terminal) observeOrWarn(scope, s, terminal);
+        if (changed || terminal) await observeOrWarn(scope, s, terminal);
         // The first state observed is always streamed, so a watch never ends with nothing on stdout.
         if (ctx.json && opts.streamJson && (changed || terminal || !opts.streamed?.last)) {
           ctx.stdout.write(jsonLine(taskJson(target.record, s)));
@@ -103,7 +103,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
           }
         : {}),
     });
-    return end.kind === 'lost' ? scope.unknown(end.reason) : end;
+    return end.kind === 'lost' ? await scope.unknown(end.reason) : end;
   } finally {
     progress.stop();
   }
@@ -114,9 +114,9 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
  * follow: the state fetched is still shown, with a warning, and the record keeps what it held
  * (the handle, active), so a later `get` fetches the result again and stores it.
  */
-function observeOrWarn(scope: TaskScope, s: TaskSnapshot, terminal: boolean): void {
+async function observeOrWarn(scope: TaskScope, s: TaskSnapshot, terminal: boolean): Promise<void> {
   try {
-    scope.observe(s);
+    await scope.observe(s);
   } catch (err) {
     if (!(err instanceof VaultError)) throw err;
     const why = sanitize(err.message, { singleLine: true, maxLength: 300 });

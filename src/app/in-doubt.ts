@@ -1,7 +1,7 @@
 // Which submissions are in doubt (the request may have left, no handle came back), as every
 // command that must not duplicate them asks: `recover`, `call` before it sends, `--save`.
 import { byCreatedAt, type VaultRecord } from '../vault/vault-record.js';
-import type { Vault } from '../vault/vault.js';
+import type { HandleStore } from '../vault/handle-store.js';
 import { reportedPhase } from '../vault/writer.js';
 
 /** Records without a handle that are in doubt: marked so, or `submitting` with their writer gone. */
@@ -10,8 +10,8 @@ export function inDoubtRecords(records: VaultRecord[], nowMs: number): VaultReco
 }
 
 /** The in-doubt submissions to one server (read from the records `list` shows by default). */
-export function inDoubtOn(vault: Vault, server: string, nowMs: number): VaultRecord[] {
-  return inDoubtRecords(vault.query({ listedByDefault: true, match: (r) => r.server.name === server && !r.taskId }), nowMs);
+export async function inDoubtOn(vault: HandleStore, server: string, nowMs: number): Promise<VaultRecord[]> {
+  return inDoubtRecords(await vault.query({ listedByDefault: true, match: (r) => r.server.name === server && !r.taskId }), nowMs);
 }
 
 /** A record closed by hand (`recover --resolve`): commands report its verdict instead of asking the server. */

@@ -8,7 +8,7 @@ import { provesNothingCreated, serverAnswerOf, type TaskSession, type ToolCallOu
 import { sanitize } from '../output/sanitize.js';
 import { comparePrincipals } from '../tasks/principal.js';
 import { relistedKeys } from '../tasks/input-stuck.js';
-import type { Vault } from '../vault/vault.js';
+import type { HandleStore } from '../vault/handle-store.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import { followTask } from './follow.js';
 import { inScope, taskScope } from './with-task.js';
@@ -41,7 +41,7 @@ export function callWaitFrom(env: NodeJS.ProcessEnv): number {
   return m ? Math.max(Number(m[1]), 1) : 60_000;
 }
 
-export async function submitOperation(ctx: Context, session: TaskSession, vault: Vault, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<Outcome> {
+export async function submitOperation(ctx: Context, session: TaskSession, vault: HandleStore, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<Outcome> {
   const server = entry.name;
   const tool = record.operation.name;
   const args = record.operation.arguments;
@@ -68,7 +68,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
         { signal: ctx.interrupt, timeoutMs: callWaitMs },
       );
     } catch (err) {
-      const inDoubt = submissionFailed(ctx, vault, record, err, server, opts.resubmission === true || callOpened);
+      const inDoubt = await submissionFailed(ctx, vault, record, err, server, opts.resubmission === true || callOpened);
       // In doubt on disk first; then a late answer to the call (2025-11-25: its request is still
       // open) may still bring the handle, which turns the record into the task's (scope.observe below).
       const late = await session.lateCallOutcome(LATE_ANSWER_WAIT_MS, ctx.interrupt);
@@ -86,7 +86,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       continue;
     }
     const repeated = relistedKeys(Object.keys(outcome.inputRequests), answeredInCall);
-    if (repeated.length > 0) throw roundRepeated(vault, record, server, tool, repeated, outcome.callOpen === true, now());
+    if (repeated.length > 0) throw await roundRepeated(vault, record, server, tool, repeated, outcome.callOpen === true, now());
     // Input asked before any task exists (multi round-trip): answer with the same machinery,
     // then retry the original request with the responses and the server's requestState.
     const header = askerHeader(entry, ctx.home, tool, undefined);
@@ -95,9 +95,9 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       plan = await collectResponses(ctx, entry, header, outcome.inputRequests, answeredInCall, opts);
     } catch (err) {
       // A call still open on the server (2025-11-25) may have done work before it asked: in doubt.
-      if (outcome.callOpen) keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, now());
+      if (outcome.callOpen) await keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, now());
       // Else nothing exists on the server yet: a refused or interrupted answer leaves no record behind.
-      else vault.remove([opId]);
+      else await vault.remove([opId]);
       throw err;
     }
     if (plan.unanswered.length > 0 || Object.keys(plan.send).length === 0) break;
@@ -109,7 +109,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     const result = outcome.result;
     const late = cameLate ? { late: true as const } : {};
     try {
-      vault.update(opId, (r) => {
+      await vault.update(opId, (r) => {
         // A result once stored is never replaced (a late answer after another process closed the record).
         if (r.result !== undefined) return;
         r.phase = 'terminal';
@@ -129,14 +129,14 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     // The tool asked in the middle of a call that reached the server (2025-11-25 plain call): the
     // request is dismissed when the session closes, but what the tool did before it asked stays
     // done. Not "nothing was started": the record stays, in doubt.
-    keepInDoubt(vault, record, () => OPEN_CALL_UNANSWERED, now());
+    await keepInDoubt(vault, record, () => OPEN_CALL_UNANSWERED, now());
     const next = `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${opId.slice(0, 8)}\`: it tells whether resubmitting is safe (resubmit from a terminal, where the question can be answered) and how to close the record.`;
     return { kind: 'in-doubt', record, server, reason: OPEN_CALL_UNANSWERED, next, inputRequests: outcome.inputRequests };
   }
 
   if (outcome.kind === 'input_required') {
     // The server asks before it creates any task (multi round-trip); nothing exists yet.
-    vault.remove([opId]);
+    await vault.remove([opId]);
     if (Object.keys(outcome.inputRequests).length === 0) {
       throw new CliError('protocol', `${tool} on server "${server}" still answers with requestState only (nothing to answer) after ${MAX_INPUT_ROUNDS + 1} tries; nothing was started`, `The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.`, ExitCode.Unreachable);
     }
@@ -149,7 +149,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   const scope = taskScope(ctx, session, vault, target);
   // The handle is on disk before anything is printed; if it cannot be, it is printed instead.
   try {
-    scope.observe(task);
+    await scope.observe(task);
   } catch (err) {
     throw handleNotStored(entry, record, task.taskId, err);
   }
@@ -157,7 +157,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   const principal = session.signInPrincipal();
   if (principal && (!record.principal || comparePrincipals(record.principal, principal) !== 'same')) {
     try {
-      scope.update((r) => {
+      await scope.update((r) => {
         r.principal = principal;
       });
     } catch { /* the handle is stored; the principal stays as recorded before the call */ }
@@ -185,14 +185,14 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
  * a round once, so going on would loop. Before any task (2026-07-28) nothing exists; a 2025-11-25
  * call left open may have done work, so its record stays in doubt.
  */
-function roundRepeated(vault: Vault, record: VaultRecord, server: string, tool: string, keys: readonly string[], callOpen: boolean, at: string): CliError {
+async function roundRepeated(vault: HandleStore, record: VaultRecord, server: string, tool: string, keys: readonly string[], callOpen: boolean, at: string): Promise<CliError> {
   const names = keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
   const asked = `${tool} on server "${server}" asks again for ${names}, already answered in this call; mcp-tasks answers each round once`;
   if (callOpen) {
-    keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, at);
+    await keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, at);
     return new CliError('in-doubt', `${asked}, so the call stopped there`, `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`.`);
   }
-  vault.remove([record.opId]);
+  await vault.remove([record.opId]);
   return new CliError('protocol', `${asked}; nothing was started`, 'The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.', ExitCode.Unreachable);
 }
 
@@ -205,31 +205,31 @@ const OPEN_CALL_NOT_ANSWERED = 'the tool asked for input during the call and no 
  * No handle came back. The record leaves the vault only when the failure proves nothing was
  * created (provesNothingCreated); every other failure keeps it in doubt.
  */
-function submissionFailed(ctx: Context, vault: Vault, record: VaultRecord, err: unknown, server: string, mayExistAlready: boolean): InDoubt {
+async function submissionFailed(ctx: Context, vault: HandleStore, record: VaultRecord, err: unknown, server: string, mayExistAlready: boolean): Promise<InDoubt> {
   const at = new Date(ctx.now()).toISOString();
   if (provesNothingCreated(err)) {
     if (mayExistAlready) {
       // This request created nothing, but an earlier one (a first submission, a call left open
       // mid-input) still may have: the doubt stays on record.
-      keepInDoubt(vault, record, (r) => r.reason ?? 'the request was sent but no handle came back', at);
+      await keepInDoubt(vault, record, (r) => r.reason ?? 'the request was sent but no handle came back', at);
     } else {
       // The server refused or never got the request: nothing was created, nothing to recover.
-      vault.remove([record.opId]);
+      await vault.remove([record.opId]);
     }
     throw toCliError(err, server) ?? err;
   }
   // The server's own words (a -32603 after it created the task, a gateway's 502) stay on record for `recover`.
   const why = serverAnswerOf(err) ?? (err instanceof Error ? err.message : String(err));
   const reason = `the request was sent but no handle came back (${sanitize(why, { singleLine: true, maxLength: 300 })})`;
-  keepInDoubt(vault, record, () => reason, at);
+  await keepInDoubt(vault, record, () => reason, at);
   const next = `Do not simply run the same call again. Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells what is known, how to attach the task if you find it, and whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
   return { kind: 'in-doubt', record, server, reason, next };
 }
 
 /** Mark the record in doubt; if the vault cannot be written, the record stays `submitting` (recover finds it). */
-function keepInDoubt(vault: Vault, record: VaultRecord, reason: (r: VaultRecord) => string, at: string): void {
+async function keepInDoubt(vault: HandleStore, record: VaultRecord, reason: (r: VaultRecord) => string, at: string): Promise<void> {
   try {
-    vault.update(record.opId, (r) => {
+    await vault.update(record.opId, (r) => {
       r.phase = 'in-doubt';
       r.reason = reason(r);
       r.updatedAt = at;

@@ -8,7 +8,8 @@ import { inDoubtOn, ResolvedRecordError } from './in-doubt.js';
 export { ResolvedRecordError };
 import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
-import { Vault } from '../vault/vault.js';
+import type { HandleStore } from '../vault/handle-store.js';
+import { openHandleStore } from '../vault/open-store.js';
 import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { shellQuote } from '../invocation.js';
@@ -52,8 +53,9 @@ function serverNotHere(rec: VaultRecord, known: string[]): CliError {
   return new CliError('not-found', `no server named "${rec.server.name}" (this task was created on ${describeIdentity(rec.server.identity)})`, next);
 }
 
-export function openVault(ctx: Context): Vault {
-  return new Vault(ctx.home, ctx.env, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
+/** The handle store this command works on: the local file vault, or the team store MCP_TASKS_STORE names. */
+export function openVault(ctx: Context): HandleStore {
+  return openHandleStore(ctx.home, ctx.env, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
 }
 
 /** The auth context a record keeps: the kind, and the credential values in use right now. */
@@ -113,8 +115,8 @@ export function readRef(ctx: Context, ref: string): string {
  * most likely that submission's task, and a second record would leave the first in doubt (and
  * `recover` offering to send it again). Say so and offer --attach; --new adds it anyway.
  */
-function refuseBesideInDoubt(vault: Vault, server: string, nowMs: number): void {
-  const doubts = inDoubtOn(vault, server, nowMs);
+async function refuseBesideInDoubt(vault: HandleStore, server: string, nowMs: number): Promise<void> {
+  const doubts = await inDoubtOn(vault, server, nowMs);
   if (doubts.length !== 1) return;
   const d = doubts[0]!;
   throw new CliError(
@@ -125,12 +127,12 @@ function refuseBesideInDoubt(vault: Vault, server: string, nowMs: number): void 
   );
 }
 
-export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions): Promise<{ vault: Vault; target: TaskTarget }> {
+export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOptions): Promise<{ vault: HandleStore; target: TaskTarget }> {
   const vault = openVault(ctx);
   const servers = new ServerStore(ctx.home);
   const ref = readRef(ctx, rawRef);
   ctx.redact(ref);
-  const rec = vault.resolve(ref);
+  const rec = await vault.resolve(ref);
   if (rec) {
     if (opts.server && opts.server !== rec.server.name) {
       throw new CliError('invalid-input', `this task was created on server "${rec.server.name}", not "${opts.server}"`, `Drop --server, or use --server ${rec.server.name}.`);
@@ -161,7 +163,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
       // The handle now belongs to the new identity: record it so the move is explicit and one-time.
       // Credentials stored for the old origin never go to the new one: from now on they come from
       // this shell or the new origin's own sign-in. One update path: the vault's re-read record is the one we go on with.
-      const rebound = vault.update(rec.opId, (r) => {
+      const rebound = await vault.update(rec.opId, (r) => {
         r.server.identity = now;
         delete r.auth.secrets;
       });
@@ -175,12 +177,12 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
     throw new CliError('not-found', `no task in the vault matches "${rawRef === '-' ? '(stdin)' : rawRef}"`, `Run \`mcp-tasks list --all\` to see vaulted tasks, or, for a taskId that is not in the vault, pass --server ${serverChoices(servers)}.`);
   }
   const entry = servers.get(opts.server);
-  if (opts.save && !opts.saveAnyway) refuseBesideInDoubt(vault, entry.name, ctx.now());
+  if (opts.save && !opts.saveAnyway) await refuseBesideInDoubt(vault, entry.name, ctx.now());
   const now = new Date(ctx.now()).toISOString();
   // A random operation id, as `call` makes: nothing of the bearer handle goes into it (opIds are printed).
   const record = newRecord(entry, ctx.home, { method: 'tools/call', name: UNKNOWN_OPERATION, arguments: {}, submittedAt: now }, {}, randomUUID(), now, ctx.env);
   record.taskId = ref;
   record.phase = 'active';
-  if (opts.save) vault.put(record);
+  if (opts.save) await vault.put(record);
   return { vault, target: { record, persisted: Boolean(opts.save), entry, taskId: ref } };
 }

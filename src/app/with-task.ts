@@ -9,7 +9,7 @@ import { isUnknownTaskError, lostReasonOf, type TaskSession } from '../session/t
 import { openSession } from '../session/open-session.js';
 import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
-import type { Vault } from '../vault/vault.js';
+import type { HandleStore } from '../vault/handle-store.js';
 import { sanitize, shortTaskId } from '../output/sanitize.js';
 import { applySnapshot, isActivePhase, storedTerminalState, terminalConflictOf, type TerminalConflict, type VaultRecord } from '../vault/vault-record.js';
 import { CliError, usageError } from '../errors.js';
@@ -41,19 +41,19 @@ function notSent(target: TaskTarget, err: OtherPrincipalError): TaskEnd {
 export interface TaskScope {
   readonly ctx: Context;
   readonly session: TaskSession;
-  readonly vault: Vault;
+  readonly vault: HandleStore;
   readonly target: TaskTarget;
   /** The one record-update path: the vault's record (when persisted) and `target.record` stay equal. */
-  update(change: (rec: VaultRecord) => void): void;
+  update(change: (rec: VaultRecord) => void): Promise<void>;
   /** Fold an observed snapshot into the record (a write only when something changed). */
-  observe(snapshot: TaskSnapshot): void;
+  observe(snapshot: TaskSnapshot): Promise<void>;
   /**
    * The state to believe: a status that goes backwards after a terminal one the vault holds
    * (a confused or replayed server) is not believed; the stored terminal state stands.
    */
-  settled(snapshot: TaskSnapshot): TaskSnapshot;
+  settled(snapshot: TaskSnapshot): Promise<TaskSnapshot>;
   /** The server does not know the task: lost, unless a terminal result is stored. */
-  unknown(reason?: string): TaskEnd;
+  unknown(reason?: string): Promise<TaskEnd>;
   /** Say something the verdict must carry (stderr, and `warnings` in --json): a contradiction, a write that failed. */
   warn(line: string): void;
   readonly warnings: readonly string[];
@@ -62,17 +62,17 @@ export interface TaskScope {
 /** The terminal state the vault holds for this record, with its result or error. */
 export const storedTerminal = (rec: VaultRecord): TaskSnapshot | undefined => storedTerminalState(rec);
 
-export function taskScope(ctx: Context, session: TaskSession, vault: Vault, target: TaskTarget): TaskScope {
+export function taskScope(ctx: Context, session: TaskSession, vault: HandleStore, target: TaskTarget): TaskScope {
   const isoNow = () => new Date(ctx.now()).toISOString();
   // 2025-11-25: requests an earlier process received for this task and nobody answered (never a key answered before).
   const kept = target.record.session?.pendingInput?.filter((p) => !target.record.inputKeysAnswered.includes(p.key));
   if (kept?.length) session.restoreInput(target.taskId, kept);
-  const update = (change: (rec: VaultRecord) => void, persist = target.persisted) => {
+  const update = async (change: (rec: VaultRecord) => void, persist = target.persisted): Promise<void> => {
     const withSession = (rec: VaultRecord) => {
       change(rec);
       keepPendingInput(rec, session, target.taskId);
     };
-    const stored = persist ? vault.update(target.record.opId, withSession) : undefined;
+    const stored = persist ? await vault.update(target.record.opId, withSession) : undefined;
     if (stored) {
       // The vault re-read the record under its lock: that copy is the truth, memory follows it.
       const fresh = structuredClone(stored);
@@ -84,14 +84,14 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
   const warn = (line: string) => {
     if (!warnings.includes(line)) warnings.push(line);
   };
-  const observe = (s: TaskSnapshot) => {
+  const observe = async (s: TaskSnapshot): Promise<void> => {
     ctx.redact(s.taskId);
     const at = isoNow();
     const prev = target.record.last;
     const unchanged = prev !== undefined && target.record.phase === 'active' && prev.lastUpdatedAt === s.lastUpdatedAt && !snapshotChanged(prev, s);
     let conflict: TerminalConflict | undefined;
     // Nothing new since the last write: skip the locked write (a `get` loop stays read-only).
-    update((rec) => (conflict = applySnapshot(rec, s, at)), target.persisted && !unchanged);
+    await update((rec) => (conflict = applySnapshot(rec, s, at)), target.persisted && !unchanged);
     // Only once stored is the id shortened in what is printed: a handle the vault could not
     // store is printed whole, as its only copy.
     ctx.redactTaskId(s.taskId);
@@ -106,18 +106,18 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
     warn,
     update: (change) => update(change),
     observe,
-    settled(s) {
+    async settled(s) {
       const stored = storedTerminal(target.record);
       if (!stored) return s;
       if (!isTerminalStatus(s.status)) return stored;
       // A different terminal answer after the stored one: noted and warned about; the first end stands.
       if (terminalConflictOf(target.record, s)) {
-        observe(s);
+        await observe(s);
         return storedTerminal(target.record) ?? stored;
       }
       return s;
     },
-    unknown(reason = UNKNOWN_TASK_REASON) {
+    async unknown(reason = UNKNOWN_TASK_REASON) {
       // The server forgot a task whose terminal result we already hold: that is not a loss.
       const stored = storedTerminal(target.record);
       if (stored) return { kind: 'stored-terminal', snapshot: stored, storedAt: target.record.updatedAt };
@@ -129,7 +129,7 @@ export function taskScope(ctx: Context, session: TaskSession, vault: Vault, targ
         if (comparePrincipals(created, current) !== 'same') return { kind: 'not-visible', created, ...(current ? { current } : {}), sent: true, ...(target.record.last ? { snapshot: target.record.last } : {}) };
       }
       const at = isoNow();
-      update((rec) => {
+      await update((rec) => {
         rec.phase = 'lost';
         rec.reason = reason;
         rec.updatedAt = at;
@@ -167,7 +167,7 @@ export async function inScope<T extends Outcome>(scope: TaskScope, fn: (scope: T
   try {
     return withWarnings(scope, await fn(scope));
   } catch (err) {
-    if (isUnknownTaskError(err)) return withWarnings(scope, report(scope.target, scope.unknown(lostReasonOf(err))));
+    if (isUnknownTaskError(err)) return withWarnings(scope, report(scope.target, await scope.unknown(lostReasonOf(err))));
     if (err instanceof OtherPrincipalError) return report(scope.target, notSent(scope.target, err));
     throw toCliError(err, scope.target.entry.name, refFor(scope.target), scope.target.persisted) ?? err;
   }
@@ -210,11 +210,11 @@ export async function openSessionFor(ctx: Context, target: TaskTarget, serveInpu
  * (DELETE) once no record still needs it: none submitting, active or in doubt on that
  * Mcp-Session-Id (their task lives there, or may). Otherwise it stays for the next command to rejoin.
  */
-export async function closeSession(ctx: Context, vault: Vault, session: TaskSession, records: VaultRecord[] = []): Promise<void> {
+export async function closeSession(ctx: Context, vault: HandleStore, session: TaskSession, records: VaultRecord[] = []): Promise<void> {
   try {
     const sessionId = session.resumeState()?.sessionId;
     const endedBefore = records.some((r) => r.session?.sessionId === sessionId && r.session?.endedAt);
-    if (sessionId && !endedBefore && !sessionStillNeeded(vault, sessionId)) {
+    if (sessionId && !endedBefore && !(await sessionStillNeeded(vault, sessionId))) {
       const ended = await session.endSession().catch((err: unknown) => {
         ctx.debug(`ending the server session of ${session.serverName}: ${String(err)}`);
         return false;
@@ -225,7 +225,7 @@ export async function closeSession(ctx: Context, vault: Vault, session: TaskSess
         for (const r of records) {
           if (r.session?.sessionId !== sessionId) continue;
           try {
-            vault.update(r.opId, (x) => {
+            await vault.update(r.opId, (x) => {
               if (x.session?.sessionId === sessionId) x.session.endedAt = at;
             });
           } catch (err) {
@@ -239,9 +239,9 @@ export async function closeSession(ctx: Context, vault: Vault, session: TaskSess
   }
 }
 
-function sessionStillNeeded(vault: Vault, sessionId: string): boolean {
+async function sessionStillNeeded(vault: HandleStore, sessionId: string): Promise<boolean> {
   try {
-    return vault.query({ listedByDefault: true, match: (r) => isActivePhase(r.phase) && r.session?.sessionId === sessionId }).length > 0;
+    return (await vault.query({ listedByDefault: true, match: (r) => isActivePhase(r.phase) && r.session?.sessionId === sessionId })).length > 0;
   } catch {
     return true; // a vault we cannot read may hold a task that needs it
   }

@@ -18,8 +18,8 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
   return withTask(ctx, ref, { ...opts, serveInput: true }, async (scope) => {
     const { target, session } = scope;
     // The state to believe: a stored terminal state stands against a later, different answer.
-    const before = scope.settled(await session.getTask(target.taskId, { signal: ctx.interrupt }));
-    scope.observe(before);
+    const before = await scope.settled(await session.getTask(target.taskId, { signal: ctx.interrupt }));
+    await scope.observe(before);
     if (before.status !== 'input_required') {
       return report(target, { kind: 'observed', snapshot: before }, { notes: ctx.json ? [] : [`nothing to answer: the task is ${before.status}`] });
     }
@@ -40,8 +40,8 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     }
 
     // tasks/update is eventually consistent: report what the server shows now, minus what we just answered.
-    const after = round.sent.length ? scope.settled(await session.getTask(target.taskId, { signal: ctx.interrupt })) : before;
-    scope.observe(after);
+    const after = round.sent.length ? await scope.settled(await session.getTask(target.taskId, { signal: ctx.interrupt })) : before;
+    await scope.observe(after);
     const answered = new Set(target.record.inputKeysAnswered);
     const stillPending = Object.keys(after.inputRequests ?? {}).filter((k) => !answered.has(k));
     const jsonExtra = { answered: round.sent, stale: round.stale, alreadyAnswered: round.alreadyAnswered };

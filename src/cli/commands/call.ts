@@ -29,7 +29,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   const entry = new ServerStore(ctx.home).get(server);
   const vault = openVault(ctx);
   // Open (or create) the vault before touching the server: a vault we cannot write must stop us before any work is submitted.
-  vault.prepare();
+  await vault.prepare();
 
   const key = idempotencyKeyOf(opts.idempotencyKey, ctx.env);
 
@@ -70,11 +70,11 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       };
       const now = () => new Date(ctx.now()).toISOString();
       // One intent, one effect: an earlier record under this key decides, never a second request.
-      const prior = key ? vault.get(opId) : undefined;
+      const prior = key ? await vault.get(opId) : undefined;
       if (prior) {
         return onPrior(prior);
       }
-      if (!key && !opts.sendAnyway) refuseIdenticalInDoubt(vault, { server: { name: entry.name }, operation: { name: tool, arguments: args } }, ctx.now());
+      if (!key && !opts.sendAnyway) await refuseIdenticalInDoubt(vault, { server: { name: entry.name }, operation: { name: tool, arguments: args } }, ctx.now());
       const a = info.annotations ?? {};
       const record: VaultRecord = newRecord(
         entry,
@@ -107,10 +107,10 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       if (resume) record.session = resume;
       // The intent is on disk before the request leaves: a crash from here on is recoverable.
       // Under a key, only the first of several racing processes creates it; the others decide on its record.
-      if (key && !vault.create(record)) {
-        return onPrior(vault.get(opId)!);
+      if (key && !(await vault.create(record))) {
+        return onPrior((await vault.get(opId))!);
       }
-      if (!key) vault.put(record);
+      if (!key) await vault.put(record);
       submitted.push(record);
       if (key && !entry.idempotencyMeta) {
         ctx.stderr.write(`note: server "${server}" declares no duplicate-prevention contract (server add … --idempotency-meta KEY), so the key stops re-runs from this vault only; another machine's run would send again\n`);

@@ -22,8 +22,8 @@ function askServer(ctx: Context, ref: string, opts: GetOptions): Promise<TaskRep
   // 2025-11-25: the question comes only on tasks/result; collecting it (unanswered, kept in the
   // record for a later answer) is what lets get show it and list it under inputRequests.
   return withTask(ctx, ref, { ...opts, serveInput: true }, async (scope) => {
-    const snapshot = scope.settled(await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt }));
-    scope.observe(snapshot);
+    const snapshot = await scope.settled(await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt }));
+    await scope.observe(snapshot);
     if (snapshot.status !== 'input_required') return report(scope.target, { kind: 'observed', snapshot });
     // Every listed key answered before: `answer` would send nothing, so do not advise it plainly.
     return report(scope.target, { kind: 'needs-input', snapshot, ...relistedOrAwaiting(ctx, scope.target.record, snapshot) });

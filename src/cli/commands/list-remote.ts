@@ -28,7 +28,7 @@ export async function runListRemote(server: string, ctx: Context): Promise<numbe
   const vault = openVault(ctx);
   const held = new Map<string, VaultRecord>();
   const sessions = new Map<string, SessionResume>();
-  for (const r of vault.list()) {
+  for (const r of await vault.list()) {
     if (r.server.name !== server) continue;
     if (r.taskId) held.set(r.taskId, r);
     // An in-doubt call's session too: the task it may have created is listed there.

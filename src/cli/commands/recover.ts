@@ -54,13 +54,13 @@ export const RESOLUTIONS = ['completed', 'not-run', 'failed'] as const;
 type Resolution = (typeof RESOLUTIONS)[number];
 
 /** `--resolve`: record what an out-of-band check found; the record becomes terminal (history kept). */
-function resolveRecord(ctx: Context, vault: ReturnType<typeof openVault>, rec: VaultRecord, outcome: Resolution, note: string | undefined): number {
+async function resolveRecord(ctx: Context, vault: ReturnType<typeof openVault>, rec: VaultRecord, outcome: Resolution, note: string | undefined): Promise<number> {
   const phase = reportedPhase(rec, ctx.now());
   if (phase !== 'in-doubt' && phase !== 'lost' && phase !== 'submitting') {
     throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is ${rec.resolution ? `already resolved as ${rec.resolution.outcome}` : rec.phase}, not in doubt or lost: there is nothing to resolve`, rec.taskId || rec.resolution ? `\`mcp-tasks show ${typeableRef(rec)}\` shows what is known about it.` : '`mcp-tasks recover` lists the records in doubt.');
   }
   const at = new Date(ctx.now()).toISOString();
-  const updated = vault.update(rec.opId, (r) => {
+  const updated = await vault.update(rec.opId, (r) => {
     r.resolution = { outcome, ...(note ? { note } : {}), at, was: phase, ...(r.reason ? { reason: r.reason } : {}) };
     r.history.push({ at, status: outcome === 'completed' ? 'completed' : outcome === 'failed' ? 'failed' : 'cancelled', statusMessage: `resolved by hand: ${outcome}${note ? ` (${note})` : ''}` });
     r.phase = 'terminal';
@@ -71,10 +71,10 @@ function resolveRecord(ctx: Context, vault: ReturnType<typeof openVault>, rec: V
 }
 
 /** The record `recover <ref>` acts on: an in-doubt submission by operation id (or prefix), else any ref. */
-function findRecord(vault: ReturnType<typeof openVault>, candidates: VaultRecord[], opId: string): VaultRecord | undefined {
+async function findRecord(vault: ReturnType<typeof openVault>, candidates: VaultRecord[], opId: string): Promise<VaultRecord | undefined> {
   const matches = candidates.filter((r) => r.opId === opId || (opId.length >= 6 && r.opId.startsWith(opId)));
   if (matches.length > 1) throw new CliError('invalid-input', `"${opId}" matches ${matches.length} submissions`, 'Give more characters of the operation id.');
-  return matches[0] ?? vault.resolve(opId);
+  return matches[0] ?? (await vault.resolve(opId));
 }
 
 /** The entry to send this record's operation or handle to: only the identity it was created on. */
@@ -88,7 +88,7 @@ function entryFor(ctx: Context, rec: VaultRecord, doing: string): ServerEntry {
 
 export async function runRecover(opId: string | undefined, opts: RecoverOptions, ctx: Context): Promise<number> {
   const vault = openVault(ctx);
-  const candidates = inDoubtRecords(vault.query({ listedByDefault: true }), ctx.now());
+  const candidates = inDoubtRecords(await vault.query({ listedByDefault: true }), ctx.now());
 
   if (!opId) {
     if (opts.resubmit || opts.attach !== undefined) throw new CliError('usage', `${opts.attach !== undefined ? '--attach' : '--resubmit'} needs the operation id of one in-doubt submission`, 'Run `mcp-tasks recover` to list them.');
@@ -96,7 +96,7 @@ export async function runRecover(opId: string | undefined, opts: RecoverOptions,
   }
 
   // Refs as everywhere: an operation id or its prefix, a label value, a taskId or its prefix.
-  const rec = findRecord(vault, candidates, opId);
+  const rec = await findRecord(vault, candidates, opId);
   if (opts.resolve !== undefined) {
     if (!RESOLUTIONS.includes(opts.resolve as Resolution)) throw new CliError('usage', `--resolve "${opts.resolve}" is not one of ${RESOLUTIONS.join(', ')}${didYouMean(opts.resolve, RESOLUTIONS)}`, `e.g. \`mcp-tasks recover ${opId} --resolve not-run --note "checked the server: no such job"\`.`);
     if (!rec) throw new CliError('not-found', `no record in the vault matches "${opId}"`, 'Run `mcp-tasks recover` (in doubt) or `mcp-tasks list` (lost) to see them.');
@@ -152,7 +152,7 @@ async function resubmit(ctx: Context, vault: ReturnType<typeof openVault>, rec: 
   try {
     const at = new Date(ctx.now()).toISOString();
     const resume = session.resumeState();
-    const updated = vault.update(rec.opId, (r) => {
+    const updated = (await vault.update(rec.opId, (r) => {
       r.phase = 'submitting';
       r.updatedAt = at;
       delete r.reason;
@@ -160,7 +160,7 @@ async function resubmit(ctx: Context, vault: ReturnType<typeof openVault>, rec: 
       delete r.resolution;
       if (resume) r.session = resume;
       else delete r.session;
-    })!;
+    }))!;
     if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
     return finish(ctx, await submitOperation(ctx, session, vault, entry, updated, { detach: opts.detach, resubmission: true }));
   } finally {
@@ -175,7 +175,7 @@ async function resubmit(ctx: Context, vault: ReturnType<typeof openVault>, rec: 
  */
 async function attach(ctx: Context, vault: ReturnType<typeof openVault>, rec: VaultRecord, taskId: string): Promise<number> {
   ctx.redact(taskId);
-  const held = vault.resolve(taskId);
+  const held = await vault.resolve(taskId);
   if (held && held.taskId === taskId && held.server.name === rec.server.name) {
     throw new CliError('invalid-input', `that taskId is already in the vault as ${typeableRef(held)} (${held.operation.name}); nothing was attached`, `If it is this operation's task, close the in-doubt record: \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resolve completed --note "its task is ${typeableRef(held)}"\`.`);
   }
@@ -193,9 +193,9 @@ async function attach(ctx: Context, vault: ReturnType<typeof openVault>, rec: Va
       throw toCliError(err, rec.server.name) ?? err;
     }
     const scope = taskScope(ctx, session, vault, target);
-    scope.observe(snapshot);
+    await scope.observe(snapshot);
     const at = new Date(ctx.now()).toISOString();
-    scope.update((r) => {
+    await scope.update((r) => {
       r.history.push({ at, status: snapshot.status, statusMessage: 'attached by hand: this is the task the in-doubt submission created' });
     });
     return finish(ctx, report(target, { kind: 'observed', snapshot }, { notes: [`attached: operation ${rec.opId.slice(0, 8)} (${rec.operation.name} on ${rec.server.name}) is now this task; nothing was sent again`] }));

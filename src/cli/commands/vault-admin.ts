@@ -24,12 +24,11 @@ export async function runPrune(opts: PruneOptions, ctx: Context): Promise<number
   const vault = openVault(ctx);
   const cutoff = olderMs !== undefined ? ctx.now() - olderMs : undefined;
   // Only records whose terminal state (and result or error) is persisted: nothing else is safe to drop.
-  const doomed = vault
-    .list()
+  const doomed = (await vault.list())
     .filter((r) => r.phase === 'terminal')
     .filter((r) => cutoff === undefined || Date.parse(r.updatedAt) < cutoff)
     .map((r) => r.opId);
-  const removed = doomed.length ? vault.remove(doomed) : 0;
+  const removed = doomed.length ? await vault.remove(doomed) : 0;
   return finish(ctx, { kind: 'pruned', removed });
 }
 
@@ -47,7 +46,7 @@ export async function runExport(refs: string[], opts: { out?: string }, ctx: Con
   const vault = openVault(ctx);
   const records: VaultRecord[] = [];
   for (const ref of refs) {
-    const r = vault.resolve(ref);
+    const r = await vault.resolve(ref);
     if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
     if (!records.includes(r)) records.push(r);
   }

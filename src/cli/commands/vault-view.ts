@@ -63,8 +63,8 @@ async function refreshRecords(ctx: Context, records: VaultRecord[]): Promise<{ r
         refs,
         {},
         async (scope) => {
-          const snapshot = scope.settled(await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt }));
-          scope.observe(snapshot);
+          const snapshot = await scope.settled(await scope.session.getTask(scope.target.taskId, { signal: ctx.interrupt }));
+          await scope.observe(snapshot);
           return report(scope.target, { kind: 'observed', snapshot });
         },
         settle,
@@ -94,31 +94,28 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
   const listedByDefault = !opts.all && !opts.status;
   const all = Boolean(opts.all);
   const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`)];
-  const vaultTotal = () => {
-    let n = 0;
-    vault.eachListed({ listedByDefault: false }, () => n++);
-    return n;
-  };
-  const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal };
+  // Opened before anything prints; the file vault streams its rows from disk while they are printed.
+  const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
+  const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal: () => view.total() };
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
-    const { records, seen } = await refreshRecords(ctx, filterRecords(vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts));
+    const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts));
     // Rendered as the listing stores rows, so --json prints the same bytes as without --refresh.
     const rows = records.map((r): ListedRow => ({ get json() { return Buffer.from(listingRowJson(r), 'utf8'); }, meta: () => r }));
     return { ...listed, refreshed: seen, eachRow: (row) => { for (const r of rows) row(r); } };
   }
   if (opts.limit !== undefined) {
     // From the newest end of the sealed listing, stopping early.
-    const rows = vault.listing({ listedByDefault, ...(match ? { match } : {}), limit: opts.limit }).sort(byCreatedAt);
+    const rows = (await vault.listing({ listedByDefault, ...(match ? { match } : {}), limit: opts.limit })).sort(byCreatedAt);
     return { ...listed, eachRow: (row) => { for (const r of rows) row(r); } };
   }
   // Streamed from the sealed listing (a few large reads) while it is printed: at 100,000 records,
   // holding every row costs more in GC than reading them; --json copies runs of stored rows whole.
-  return { ...listed, eachRow: (row, runs) => vault.eachListed({ listedByDefault, ...(match ? { match } : {}) }, row, runs) };
+  return { ...listed, eachRow: (row, runs) => view.each(row, runs) };
 }
 
 export async function runShow(ref: string, ctx: Context): Promise<number> {
-  const record = openVault(ctx).resolve(ref);
+  const record = await openVault(ctx).resolve(ref);
   if (!record) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
   return finish(ctx, { kind: 'record-shown', record });
 }

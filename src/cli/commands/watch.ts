@@ -31,8 +31,7 @@ async function watchTasks(givenRefs: string[], opts: WatchOptions, ctx: Context)
   if (opts.active) {
     if (refs.length || opts.server) throw usageError('--active watches the vault\'s active tasks: give no refs and no --server');
     // Full ids from the vault, never typed by anyone: nothing to resolve ambiguously.
-    refs = openVault(ctx)
-      .query({ listedByDefault: true })
+    refs = (await openVault(ctx).query({ listedByDefault: true }))
       .filter((r) => r.phase === 'active' && r.taskId)
       .map((r) => r.taskId!);
     if (!refs.length) {
