@@ -46,7 +46,7 @@ if (process.env.MCP_TASKS_TIMING !== '1' && printSnapshotHelp(argv, { stdout: pr
   // objects do (modules, the SDK's ~1,450 zod schemas): by the end of a `get` it holds 8 MB that
   // the rest of the run never uses. On Node 22, kept at its first size, `get`'s peak RSS is 5 MB
   // lower (74 MB, where it would sit at the 80 MB cap), for about 9 % more wall time, same CPU
-  // (npm run bench; README, Performance). Node 20 (69 MB, +10 % CPU) and 24 (77 MB, +11 % wall)
+  // (npm run bench; docs/performance.md). Node 20 (69 MB, +10 % CPU) and 24 (77 MB, +11 % wall)
   // keep V8's default. Only on the line measured: V8 prints an error for a flag it does not know.
   if (process.versions.node.split('.')[0] === '22') (await import('node:v8')).default.setFlagsFromString('--semi-space-growth-factor=1');
   // The chunks main needs find each other without the default resolver's filesystem work (see the module).

@@ -1,6 +1,6 @@
 // Typed errors carry intent; exitCodeOf (app/exit-code.ts) turns them into the contract's exit codes.
 
-/** The exit codes of ../shared/CLI-CONTRACT.md. */
+/** The exit codes of docs/reference.md (the CLI contract). */
 export const ExitCode = {
   Ok: 0,
   Usage: 1,

@@ -222,7 +222,7 @@ async function submissionFailed(ctx: Context, vault: HandleStore, record: VaultR
   const why = serverAnswerOf(err) ?? (err instanceof Error ? err.message : String(err));
   const reason = `the request was sent but no handle came back (${sanitize(why, { singleLine: true, maxLength: 300 })})`;
   await keepInDoubt(vault, record, () => reason, at);
-  const next = `Do not simply run the same call again. Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells what is known, how to attach the task if you find it, and whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
+  const next = `Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells what is known, how to attach the task if you find it, and whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
   return { kind: 'in-doubt', record, server, reason, next };
 }
 

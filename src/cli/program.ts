@@ -344,7 +344,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--host <addr>', 'address to bind with --http', '127.0.0.1')
     .option('--stdio', 'serve over stdin/stdout (the default when --http is absent)')
     .option('--store <file>', 'durable task store (default: <home>/demo/tasks.json)')
-    .addOption(new Option('--fault <name>', 'inject a fault (repeatable): drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, dash-task-ids').argParser(collect))
+    .addOption(new Option('--fault <name>', 'inject a fault (repeatable): drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, hostile-ids, dash-task-ids').argParser(collect))
     .action(async (opts, cmd: Command) => {
       const { runDemoServer } = await import('./commands/demo-server.js');
       done(await runDemoServer(opts, ctxOf(cmd)));

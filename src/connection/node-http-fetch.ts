@@ -4,7 +4,7 @@
 // WebAssembly, about 120 ms of CPU and 30 MB of peak RSS per process, more than the rest of a
 // `get`'s request; Headers and Response alone (undici's JS, which the SDK loads anyway) cost a
 // fraction of that. On Node 22 and 24 undici's connection costs less, but still 0.8 MB (22) and
-// 1.3 MB (24) of a `get`'s peak RSS, CPU unchanged (npm run bench; README, Performance). No
+// 1.3 MB (24) of a `get`'s peak RSS, CPU unchanged (npm run bench; docs/performance.md). No
 // library does this: node-fetch's Response is its own class with a Node stream body, undici (the
 // package) parses with the same llhttp WebAssembly.
 //

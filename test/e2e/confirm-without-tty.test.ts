@@ -1,4 +1,4 @@
-// The confirming flows without a terminal (issue 9 point 7, CLI-CONTRACT "--yes"): `--rebind` on
+// The confirming flows without a terminal (issue 9 point 7, docs/reference.md "--yes"): `--rebind` on
 // every task command and `recover --resubmit --force` ask in a terminal; without one, each
 // proceeds only with `--yes`, else refuses with a one-line error whose next step names `--yes`,
 // and sends nothing. (`server add --force`, `server import --force` and `cancel --force` ask in no

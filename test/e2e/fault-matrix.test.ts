@@ -4,7 +4,7 @@
 // created); each cell is a fresh home and a real `mcp-tasks call … slow_compute seconds=600`.
 //
 // In EVERY cell: the server created a task ⇒ the vault holds a record naming it (the task by its
-// taskId, or the operation in doubt), and every exit code is the contract's (CLI-CONTRACT.md).
+// taskId, or the operation in doubt), and every exit code is the contract's (docs/reference.md).
 // When the server created nothing, nothing may be left in doubt either.
 //
 // The moments (a fresh home's `call` sends server/discover at `server add`, then tools/list,

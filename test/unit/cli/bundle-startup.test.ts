@@ -1,4 +1,4 @@
-// What keeps the bundle's start-up light (peak RSS of `get`, README: Performance): bin.ts's
+// What keeps the bundle's start-up light (peak RSS of `get`, docs/performance.md): bin.ts's
 // resolve hook for the bundle's own chunks (src/bundle-resolve.ts) and the require() banner only in
 // the chunks that can call require (scripts/build.mjs). Runs against the built bundle (`npm run build`).
 import { test } from 'node:test';
