@@ -2,7 +2,7 @@
 // duplicated effect, and which vault records are in doubt at all.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inDoubtRecords, resubmitVerdict } from '../../../src/cli/commands/recover.js';
+import { inDoubtRecords, resubmitVerdict } from '../../../src/app/recover.js';
 import { fakeTaskId, makeRecord } from '../../helpers/vault-helpers.js';
 
 const META = 'io.github.mcp-tasks/idempotency-key';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Vault, vaultPath } from '../../../src/vault/vault.js';
 import { decodeSealed } from '../../../src/vault/vault-crypto.js';
 import { writerGone } from '../../../src/vault/writer.js';
-import { inDoubtRecords } from '../../../src/cli/commands/recover.js';
+import { inDoubtRecords } from '../../../src/app/recover.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { toCliError } from '../../../src/app/remote-error.js';
 
