@@ -3,7 +3,7 @@
 import type { Context } from '../context.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import { sanitize, shortenIdsIn } from './sanitize.js';
-import { makeStyle, statusWord } from './render.js';
+import { makeStyle, statusWord, type Style } from './render.js';
 
 export interface Progress {
   update(s: TaskSnapshot): void;
@@ -109,45 +109,51 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
   const st = makeStyle(ctx.color);
   const started = ctx.now();
   label = sanitize(label, { singleLine: true, maxLength: 300 });
+  // --json: stdout carries the documents, so no progress; a line that must stay still goes to stderr.
+  if (ctx.json) return { update() {}, note() {}, retry() {}, say: (t) => ctx.stderr.write(`mcp-tasks: ${t}\n`), stop() {} };
   // Log lines in CI get a fixed, generous cap; the spinner line is fitted to the terminal as drawn.
-  const spinning = !ctx.json && ctx.terminal.isTTY && !opts.multi && !ctx.env.CI;
+  const spinning = ctx.terminal.isTTY && !opts.multi && !ctx.env.CI;
+  if (!spinning) return lineProgress(ctx, label, st, started);
+  const { default: ora } = await import('ora');
+  return spinnerProgress(ctx, ora, label, st, started, opts.createdAt);
+}
+
+const messageOf = (s: TaskSnapshot) => (s.statusMessage ? shortenIdsIn(sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 }), [s.taskId]) : '');
+
+/** One line per change, for logs and for several tasks sharing a terminal. */
+function lineProgress(ctx: Context, label: string, st: Style, started: number): Progress {
   const room = 300;
-  const messageOf = (s: TaskSnapshot) => (s.statusMessage ? shortenIdsIn(sanitize(s.statusMessage, { singleLine: true, maxLength: 2000 }), [s.taskId]) : '');
   const describe = (s: TaskSnapshot) => {
     const head = `${label}: ${statusWord(s.status, st, s.result?.isError === true)}`;
     const msg = messageOf(s);
     if (!msg) return head;
     return `${head} · ${msg.length > room ? `${msg.slice(0, room - 1)}…` : msg}`;
   };
+  let lastLine = '';
+  // Several tasks share the terminal: while one of them holds a prompt, the others' lines wait
+  // (a line printed into an open prompt is garbled, or erased by its next redraw).
+  const line = (text: string) => ctx.whenNoPrompt(() => ctx.stderr.write(`${text}\n`));
+  return {
+    update(s) {
+      const text = describe(s);
+      if (text !== lastLine) line(`[${elapsed(ctx.now() - started)}] ${text}`);
+      lastLine = text;
+    },
+    note: line,
+    retry(text, atMs) {
+      const ms = Math.max(0, atMs - ctx.now());
+      line(`${text}; asking again in ${ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`}`);
+    },
+    say: line,
+    stop() {},
+  };
+}
 
-  // --json: stdout carries the documents, so no progress; a line that must stay still goes to stderr.
-  if (ctx.json) return { update() {}, note() {}, retry() {}, say: (t) => ctx.stderr.write(`mcp-tasks: ${t}\n`), stop() {} };
-
-  if (!spinning) {
-    let lastLine = '';
-    // Several tasks share the terminal: while one of them holds a prompt, the others' lines wait
-    // (a line printed into an open prompt is garbled, or erased by its next redraw).
-    const line = (text: string) => ctx.whenNoPrompt(() => ctx.stderr.write(`${text}\n`));
-    return {
-      update(s) {
-        const text = describe(s);
-        if (text !== lastLine) line(`[${elapsed(ctx.now() - started)}] ${text}`);
-        lastLine = text;
-      },
-      note: line,
-      retry(text, atMs) {
-        const ms = Math.max(0, atMs - ctx.now());
-        line(`${text}; asking again in ${ms < 1000 ? `${ms} ms` : `${Math.ceil(ms / 1000)} s`}`);
-      },
-      say: line,
-      stop() {},
-    };
-  }
-
+/** One spinner line, redrawn in place, fitted to the terminal's width as it is now. */
+function spinnerProgress(ctx: Context, ora: typeof import('ora').default, label: string, st: Style, started: number, createdAt: string | undefined): Progress {
   // The timer shows the task's age (from its createdAt), not how long this command has watched it.
-  let createdAtMs = Date.parse(opts.createdAt ?? '');
+  let createdAtMs = Date.parse(createdAt ?? '');
   const age = () => elapsed(ctx.now() - (Number.isFinite(createdAtMs) ? createdAtMs : started));
-  const { default: ora } = await import('ora');
   const spinner = ora({ stream: ctx.terminal.stream, color: ctx.color ? 'cyan' : false, isEnabled: true, discardStdin: false });
   let status = 'asking the server';
   let statusColored = status;
@@ -159,18 +165,7 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
     const statusText = fit.status === status ? statusColored : fit.status;
     spinner.text = `${fit.label ? `${fit.label}: ` : ''}${statusText}${fit.message ? ` · ${fit.message}` : ''}${fit.age ? ` ${st.c.gray(`(${fit.age})`)}` : ''}${fit.extra ? ` ${st.c.yellow(fit.extra)}` : ''}`;
   };
-  let drawnColumns = ctx.terminal.columns();
-  const onResize = () => {
-    const columns = ctx.terminal.columns();
-    // A terminal that reflows on resize has already wrapped the old, wider line over several
-    // rows: those rows are the spinner's, and are cleared before it is drawn again at the new width.
-    // (Elsewhere the rows above belong to earlier output and are left alone.)
-    const rows = Math.ceil((2 + displayWidth(stripStyle(spinner.text))) / Math.max(1, columns)) - 1;
-    if (columns < drawnColumns && rows > 0 && reflowsOnResize(ctx.env)) ctx.terminal.stream.write(`\r\x1b[2K${'\x1b[1A\x1b[2K'.repeat(rows)}`);
-    drawnColumns = columns;
-    paint();
-    spinner.render();
-  };
+  const onResize = resizeHandler(ctx, spinner, paint);
   let tick: NodeJS.Timeout | undefined;
   const run = () => {
     if (tick) return;
@@ -216,5 +211,21 @@ export async function startProgress(ctx: Context, label: string, opts: { multi?:
       ctx.terminal.stream.removeListener('resize', onResize);
       spinner.stop();
     },
+  };
+}
+
+/** Redraw at the new width; clear the rows a reflowing terminal wrapped the old, wider line over. */
+function resizeHandler(ctx: Context, spinner: { text: string; render(): unknown }, paint: () => void): () => void {
+  let drawnColumns = ctx.terminal.columns();
+  return () => {
+    const columns = ctx.terminal.columns();
+    // A terminal that reflows on resize has already wrapped the old, wider line over several
+    // rows: those rows are the spinner's, and are cleared before it is drawn again at the new width.
+    // (Elsewhere the rows above belong to earlier output and are left alone.)
+    const rows = Math.ceil((2 + displayWidth(stripStyle(spinner.text))) / Math.max(1, columns)) - 1;
+    if (columns < drawnColumns && rows > 0 && reflowsOnResize(ctx.env)) ctx.terminal.stream.write(`\r\x1b[2K${'\x1b[1A\x1b[2K'.repeat(rows)}`);
+    drawnColumns = columns;
+    paint();
+    spinner.render();
   };
 }
