@@ -134,7 +134,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .description('named servers (secrets redacted)')
     .action(async (_opts, cmd: Command) => {
       const { runServerList } = await import('./commands/server.js');
-      done(await runServerList(ctxOf(cmd)));
+      done(runServerList(ctxOf(cmd)));
     });
   server
     .command('show <name>')
