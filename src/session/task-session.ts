@@ -5,6 +5,7 @@ import type { RefusedTool, ToolInfo } from '../connection/connect.js';
 import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
 import { AuthRefusedError, RpcResponseError, TransportError, wasNotSent } from '../protocol/remote-errors.js';
 import { ErrorCode, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
+import { SignInError } from '../connection/connection-errors.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Principal } from '../tasks/principal.js';
 
@@ -125,7 +126,8 @@ const REFUSED_BEFORE_EXECUTION: ReadonlySet<number> = new Set([
 /**
  * The one admission rule for a submission's record: it may leave the vault only on proof that
  * nothing was admitted. Proof is a request that never left (connection refused, our own refusal
- * before sending), HTTP 401/403 or 429, or a JSON-RPC refusal the protocol defines before
+ * before sending), HTTP 401/403 or 429 (also when the sign-in they started could not finish: a
+ * SignInError starts only on such a refusal, or before the first byte), or a JSON-RPC refusal the protocol defines before
  * execution (REFUSED_BEFORE_EXECUTION) that the server itself sent. Everything else proves
  * nothing and keeps the record in doubt: -32603 and server-defined codes (the server may have
  * created the task, then failed), any JSON-RPC error inside an HTTP 5xx (a gateway speaking for
@@ -134,7 +136,7 @@ const REFUSED_BEFORE_EXECUTION: ReadonlySet<number> = new Set([
  */
 export function provesNothingCreated(err: unknown): boolean {
   if (wasNotSent(err)) return true;
-  if (err instanceof AuthRefusedError) return true;
+  if (err instanceof AuthRefusedError || err instanceof SignInError) return true;
   if (err instanceof RpcResponseError) return err.httpStatus === 429 || (REFUSED_BEFORE_EXECUTION.has(err.code) && (err.httpStatus === undefined || err.httpStatus < 500));
   if (err instanceof TransportError) return !err.requestMayHaveArrived;
   return false;
