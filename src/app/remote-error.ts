@@ -13,6 +13,24 @@ import { toLocalCliError } from './local-error.js';
 import { ResolvedRecordError } from './in-doubt.js';
 import { resolutionExitCode } from '../tasks/outcome.js';
 
+/** After a 401/403: the next step is about the credential the request carried (a sign-in when it carried none). */
+function authRefusedNext(err: AuthRefusedError, server: string | undefined): string {
+  const c = err.credential;
+  const login = server ? `\`mcp-tasks server login ${server}\`` : '`mcp-tasks server login` with the server\'s name';
+  switch (c?.kind) {
+    case 'bearer':
+      return `Check the token in $${c.variable} (the entry's --bearer-env) and its scopes.`;
+    case 'env-headers':
+      return `Check the credentials the entry's env: headers read${server ? ` (\`mcp-tasks server show ${server}\`)` : ''} and their scopes.`;
+    case 'sign-in':
+      return `The stored sign-in was refused: run ${login} again, then retry.`;
+    case 'none':
+      return `The server needs a sign-in: run ${login}, then retry.`;
+    default:
+      return 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.';
+  }
+}
+
 /**
  * `server` and `ref` (what to type to come back to the task, when one exists) make the next step
  * a command that runs as printed; without them the hint names no placeholder. `inVault` false: the
@@ -41,9 +59,7 @@ export function toCliError(err: unknown, server?: string, ref?: string, inVault 
     return new CliError('auth', `${sanitize(err.message, { singleLine: true, maxLength: 400 })}; the task handle was not sent`, server ? `Run \`mcp-tasks server login ${server}\` as the account that created the task, then retry.` : 'Sign in as the account that created the task, then retry.');
   }
   if (err instanceof RequestRejectedError) return rejectionError(err, on, ref);
-  if (err instanceof AuthRefusedError) {
-    return new CliError('auth', `${err.message}${on}`, 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.');
-  }
+  if (err instanceof AuthRefusedError) return new CliError('auth', `${err.message}${on}`, authRefusedNext(err, server));
   if (err instanceof TransportError) {
     return new CliError('unreachable', `cannot reach the server${on}: ${sanitize(err.message, { singleLine: true, maxLength: 400 })}`, server ? `Check that it is running (\`mcp-tasks server check ${server}\`), then retry.` : 'Check that the server is running, then retry.');
   }
