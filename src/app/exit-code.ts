@@ -31,6 +31,8 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
     case 'cancel-not-sent':
       return exitCodeForSnapshot(o.snapshot);
     case 'cancel-requested':
+      // A task that had already ended exits with its end's code, as without --force.
+      return o.ended ? exitCodeForSnapshot(o.ended.snapshot) : ExitCode.Ok;
     case 'detached':
     case 'answer-template':
       return ExitCode.Ok;

@@ -33,6 +33,12 @@ export interface TaskReport {
 export interface CancelRequested {
   kind: 'cancel-requested';
   target: TaskTarget;
+  /**
+   * The task had ended before the cancel (`cancel --force`): `server`, the server refused the
+   * cancel for that reason and its tasks/get showed the end; `vault`, the server took the request
+   * and the end is the one the vault already held (an ended task does not change).
+   */
+  ended?: { snapshot: TaskSnapshot; by: 'server' | 'vault' };
 }
 
 /** cancel of a task the vault holds as finished: nothing was sent (the spec makes it a no-op). */

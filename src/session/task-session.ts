@@ -17,6 +17,12 @@ export { isTerminalStatus, type TaskStatus } from '../protocol/constants.js';
 /** The two task generations: the io.modelcontextprotocol/tasks extension, and core's experimental tasks. */
 export type TaskGeneration = '2026-07-28' | '2025-11-25';
 
+/** What the server said to tasks/cancel. */
+export interface CancelAnswer {
+  /** It refused the cancel because the task had already ended: what tasks/get then showed. */
+  endedAlready?: TaskSnapshot;
+}
+
 export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -88,7 +94,7 @@ export interface TaskSession {
   /** Deliver answers keyed as in `TaskSnapshot.inputRequests` (2026-07-28: tasks/update). */
   updateTask(taskId: string, inputResponses: Record<string, unknown>, opts?: RequestOptions): Promise<void>;
   /** Request cancellation; a request is not a cancellation (the task may still complete). */
-  cancelTask(taskId: string, opts?: RequestOptions): Promise<void>;
+  cancelTask(taskId: string, opts?: RequestOptions): Promise<CancelAnswer>;
   /** Who the connection's stored sign-in acts for (undefined without one): a task created now belongs to it. */
   signInPrincipal?(): Principal | undefined;
   /** Only where the generation has one (2025-11-25 with `capabilities.tasks.list`). */
