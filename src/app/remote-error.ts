@@ -6,12 +6,20 @@ import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportEr
 import { sanitize } from '../output/sanitize.js';
 import { PromptAbortedError } from '../prompts/prompter.js';
 import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
-import { UnsupportedGenerationError } from '../session/task-session.js';
+import { NoToolsError, UnsupportedGenerationError } from '../session/task-session.js';
 import { RequestRejectedError } from '../session/rejection.js';
 import { OtherPrincipalError } from '../tasks/principal.js';
 import { toLocalCliError } from './local-error.js';
 import { ResolvedRecordError } from './in-doubt.js';
 import { resolutionExitCode } from '../tasks/outcome.js';
+
+/** A server without tools (`tool`: the one asked for): a refusal before anything was sent, like an unknown tool (exit 1). */
+export function noToolsError(err: NoToolsError, tool?: string): CliError {
+  const names = err.capabilities.filter((c) => c !== 'extensions' && c !== 'experimental').map((c) => sanitize(c, { singleLine: true, maxLength: 40 }));
+  const offers = names.length ? ` (it offers ${names.join(', ')})` : '';
+  const none = tool === undefined ? '' : `, so none is called "${sanitize(tool, { singleLine: true, maxLength: 80 })}"; nothing was sent`;
+  return new CliError('not-found', `server "${err.serverName}" offers no tools${offers}${none}`, `See what it offers: \`mcp-tasks server check ${err.serverName}\`.`);
+}
 
 /** After a 401/403: the next step is about the credential the request carried (a sign-in when it carried none). */
 function authRefusedNext(err: AuthRefusedError, server: string | undefined): string {
@@ -52,6 +60,7 @@ export function toCliError(err: unknown, server?: string, ref?: string, inVault 
         ? `The task exists and keeps its handle: answer it when you are ready with \`mcp-tasks answer ${ref}\` (do not run the call again: that would start a second task).`
         : 'Nothing was started on the server: run the same command again when you are ready.');
   }
+  if (err instanceof NoToolsError) return noToolsError(err);
   if (err instanceof UnsupportedGenerationError) {
     return new CliError('protocol', err.message, `Upgrade the server to ${MODERN_PROTOCOL_VERSION}, or use a client that speaks the 2025-11-25 tasks API for it.`);
   }

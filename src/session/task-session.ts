@@ -154,6 +154,20 @@ export function serverAnswerOf(err: unknown): string | undefined {
   return `the server answered error ${err.code}${err.httpStatus !== undefined ? ` with HTTP ${err.httpStatus}` : ''}: "${err.message}"`;
 }
 
+/**
+ * The server advertises no `tools` capability, so it has none to list or call (it would answer
+ * tools/list with -32601). `capabilities`: what it does advertise (server text, unsanitised).
+ */
+export class NoToolsError extends Error {
+  constructor(
+    readonly serverName: string,
+    readonly capabilities: readonly string[],
+  ) {
+    super(`server "${serverName}" offers no tools`);
+    this.name = 'NoToolsError';
+  }
+}
+
 /** No TaskSession exists (yet) for the generation this server speaks. */
 export class UnsupportedGenerationError extends Error {
   constructor(

@@ -7,8 +7,9 @@ import { CliError, ExitCode } from '../../errors.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { identityOf } from '../../servers/server-entry.js';
 import { decidePrior, idempotencyKeyOf, opIdForKey, refuseIdenticalInDoubt } from '../../app/call-intent.js';
-import { withServerName } from '../../app/remote-error.js';
+import { noToolsError, withServerName } from '../../app/remote-error.js';
 import { openSession, refusedToolError } from '../../session/open-session.js';
+import { NoToolsError } from '../../session/task-session.js';
 import { newRecord, openVault } from '../../app/task-target.js';
 import { closeSession } from '../../app/with-task.js';
 import { submitOperation } from '../../app/submit.js';
@@ -39,7 +40,10 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   let follow: { record: VaultRecord; note: string } | undefined;
   try {
     const code = await withServerName(server, async (): Promise<number | undefined> => {
-      const tools = await untilInterrupted(ctx, server, toolsFor(ctx, entry, session, tool));
+      const tools = await untilInterrupted(ctx, server, toolsFor(ctx, entry, session, tool)).catch((err: unknown) => {
+        if (err instanceof NoToolsError) throw noToolsError(err, tool);
+        throw err;
+      });
       const info = tools.find((t) => t.name === tool);
       if (!info) {
         const refused = session.refusedTools().find((r) => r.name === tool);
