@@ -51,7 +51,7 @@ function vaultNext(f: VaultFailure): string {
     case 'locked':
       return 'Wait for it to finish and retry; a lock left by a crashed process is taken over automatically.';
     case 'record-corrupt':
-      return `Restore it from a backup, or move it aside (that one task's handle would be lost): mv ${f.path} ${f.path}.bad`;
+      return `Restore it from a backup, or move it aside with \`mcp-tasks vault check --repair\` (it keeps the file; that one task's handle would be lost to the vault).`;
     case 'no-space':
       return 'Free space on that file system, or point --home elsewhere.';
     case 'not-writable':

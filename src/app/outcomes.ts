@@ -279,7 +279,26 @@ export interface ResolvedRecord {
 
 export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResolvedRecord | ResubmitDeclined;
 
-export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported;
+/** One damaged thing `vault check` found, and the safe next step for it. */
+export interface VaultFinding {
+  problem: string;
+  /** The file concerned (record files only). */
+  path?: string;
+  next: string;
+}
+
+/** `vault check [--repair]`: what was read, what is damaged, and with --repair what was done. */
+export interface VaultChecked {
+  kind: 'vault-checked';
+  /** No vault yet: nothing to check. */
+  exists: boolean;
+  sound: number;
+  findings: VaultFinding[];
+  /** --repair: the files moved aside (from → to) and the listing rebuilt. */
+  repaired?: { moved: Array<{ from: string; to: string }>; listingRebuilt: boolean };
+}
+
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked;
 
 /** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
 export interface SignedIn {

@@ -340,6 +340,17 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       done(await runImport(file, ctxOf(cmd)));
     });
 
+  const vault = program.command('vault').description('the local vault itself: check it');
+  vault
+    .command('check')
+    .description('read every record file and compare the listing with them; report each damaged one with what to do (changes nothing without --repair)')
+    .addHelpText('after', wrapped('\nExit codes: 0 nothing damaged (or all of it repaired), 9 damage found and left as it is.'))
+    .option('--repair', 'move damaged record files aside (never deleted) and rebuild the listing from the record files')
+    .action(async (opts, cmd: Command) => {
+      const { runVaultCheck } = await import('./commands/vault-admin.js');
+      done(await runVaultCheck({ ...(opts.repair ? { repair: true } : {}) }, ctxOf(cmd)));
+    });
+
   program
     .command('demo-server')
     .description('run the embedded demo tasks server (2026-07-28 tasks extension)')

@@ -48,6 +48,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'pruned':
     case 'exported':
     case 'records-imported':
+    case 'vault-checked':
       return presentVaultOutcome(ctx, outcome);
     case 'tasks-listed':
       return presentList(ctx, outcome);
