@@ -8,7 +8,7 @@ import { basename, delimiter, dirname, join, resolve } from 'node:path';
 export const PROGRAM = 'mcp-tasks';
 
 /** The subcommands: only `mcp-tasks <one of these>` is a command to rewrite, not prose ("mcp-tasks never…"). */
-const SUBCOMMANDS = ['--help', 'call', 'get', 'watch', 'answer', 'cancel', 'list', 'show', 'recover', 'prune', 'export', 'import', 'server', 'tools', 'demo-server', 'completion', 'help'];
+const SUBCOMMANDS = ['--help', 'call', 'get', 'watch', 'answer', 'cancel', 'list', 'show', 'recover', 'prune', 'export', 'import', 'server', 'vault', 'tools', 'demo-server', 'completion', 'help'];
 const COMMAND_MENTION = new RegExp(`(^|[\\s\`(:'"])${PROGRAM} (?=(?:${SUBCOMMANDS.join('|')})(?![\\w-]))`, 'g');
 
 const SAFE_WORD = /^[A-Za-z0-9_./:@%+=,-]+$/;

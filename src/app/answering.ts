@@ -8,7 +8,7 @@ import { makeStyle, shortTaskId } from '../output/render.js';
 import { sanitize } from '../output/sanitize.js';
 import { askForInput } from '../prompts/input-prompts.js';
 import { describeIdentity, identityOf, type ServerEntry } from '../servers/server-entry.js';
-import { checkResponse, planAnswers, withFormDefaults, type AnswerPlan } from '../tasks/input-responses.js';
+import { acceptedAsOffered, checkResponse, planAnswers, withFormDefaults, type AnswerPlan } from '../tasks/input-responses.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskScope } from './with-task.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
@@ -31,6 +31,8 @@ export interface AnswerSource {
   ref?: string;
   /** The task's id, when one exists: server text that repeats it shows it shortened. */
   taskId?: string | undefined;
+  /** `--accept-defaults`: a form nobody else answers, whose required fields all have defaults, is accepted with them. */
+  acceptDefaults?: boolean | undefined;
 }
 
 /** The answers file (`-`: stdin, read once by the Context, so every reader sees the same text). */
@@ -91,6 +93,11 @@ export async function collectResponses(
     const request = pending[key]!;
     if (request.method === 'roots/list') {
       plan.send[key] = { roots: roots.map((uri) => ({ uri })) };
+      continue;
+    }
+    const offered = src.acceptDefaults ? acceptedAsOffered(request) : undefined;
+    if (offered !== undefined) {
+      plan.send[key] = offered;
       continue;
     }
     if (!ctx.interactive) {

@@ -6,7 +6,7 @@ import { isTerminalStatus } from '../session/task-session.js';
 import type { Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 
-const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resolved-record', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed', 'tasks-listed']);
+const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resolved-record', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed', 'tasks-listed', 'vault-checked']);
 const isOutcome = (x: unknown): x is Outcome => typeof x === 'object' && x !== null && !(x instanceof Error) && OUTCOME_KINDS.has((x as { kind?: string }).kind ?? '');
 
 /** An outcome's code, or a thrown error's: a typed failure's own code, anything unexpected 1. */
@@ -30,7 +30,12 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
     }
     case 'cancel-not-sent':
       return exitCodeForSnapshot(o.snapshot);
+    case 'vault-checked':
+      // Damage found and left as it is: 9. Repaired (or nothing found): 0.
+      return o.findings.length > 0 && !o.repaired ? ExitCode.VaultError : ExitCode.Ok;
     case 'cancel-requested':
+      // A task that had already ended exits with its end's code, as without --force.
+      return o.ended ? exitCodeForSnapshot(o.ended.snapshot) : ExitCode.Ok;
     case 'detached':
     case 'answer-template':
       return ExitCode.Ok;

@@ -2,6 +2,7 @@
 // kind and the safe next step. The layers below say what went wrong, with the facts; the next
 // step names mcp-tasks commands and flags, which only this edge knows. Messages are kept as thrown.
 import { CliError } from '../errors.js';
+import { shellQuote } from '../invocation.js';
 import { markNotSent, wasNotSent } from '../protocol/remote-errors.js';
 import { AmbiguousRefError, VaultError, type VaultFailure } from '../vault/vault-errors.js';
 import { ServerConfigError, type ServerConfigFailure } from '../servers/server-errors.js';
@@ -50,7 +51,7 @@ function vaultNext(f: VaultFailure): string {
     case 'locked':
       return 'Wait for it to finish and retry; a lock left by a crashed process is taken over automatically.';
     case 'record-corrupt':
-      return `Restore it from a backup, or move it aside (that one task's handle would be lost): mv ${f.path} ${f.path}.bad`;
+      return `Restore it from a backup, or move it aside with \`mcp-tasks vault check --repair\` (it keeps the file; that one task's handle would be lost to the vault).`;
     case 'no-space':
       return 'Free space on that file system, or point --home elsewhere.';
     case 'not-writable':
@@ -75,6 +76,9 @@ function serverConfigError(message: string, f: ServerConfigFailure): CliError {
   }
 }
 
+/** Scopes as one shell word: double quotes when nothing in them is special to a shell inside them. */
+const quotedScope = (scope: string) => (/^[A-Za-z0-9 _./:@%+=,-]+$/.test(scope) ? `"${scope}"` : shellQuote(scope));
+
 function signInNext(f: SignInFailure): string {
   const name = f.server;
   switch (f.reason) {
@@ -89,8 +93,10 @@ function signInNext(f: SignInFailure): string {
     case 'not-in-progress':
       return `Run \`mcp-tasks server login ${name}\`.`;
     case 'still-refused':
+      if (f.scope) return `Ask the server's operator to grant your account the scopes ${quotedScope(f.scope)}, then run \`mcp-tasks server login ${name} --scope ${quotedScope(f.scope)}\` and retry.`;
       return `Ask the server's operator which scopes it needs, then \`mcp-tasks server login ${name} --scope …\`.`;
     case 'no-browser':
+      if (f.scope) return `Sign in again with the scopes the server asked for: \`mcp-tasks server login ${name} --scope ${quotedScope(f.scope)}\`, then retry.`;
       return `Run \`mcp-tasks server login ${name}\` (in CI: \`server login ${name} --client-credentials\`), then retry.`;
     case 'redirect-port-busy':
       return `Run \`mcp-tasks server login ${name}\`.`;

@@ -33,6 +33,12 @@ export interface TaskReport {
 export interface CancelRequested {
   kind: 'cancel-requested';
   target: TaskTarget;
+  /**
+   * The task had ended before the cancel (`cancel --force`): `server`, the server refused the
+   * cancel for that reason and its tasks/get showed the end; `vault`, the server took the request
+   * and the end is the one the vault already held (an ended task does not change).
+   */
+  ended?: { snapshot: TaskSnapshot; by: 'server' | 'vault' };
 }
 
 /** cancel of a task the vault holds as finished: nothing was sent (the spec makes it a no-op). */
@@ -273,7 +279,26 @@ export interface ResolvedRecord {
 
 export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResolvedRecord | ResubmitDeclined;
 
-export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported;
+/** One damaged thing `vault check` found, and the safe next step for it. */
+export interface VaultFinding {
+  problem: string;
+  /** The file concerned (record files only). */
+  path?: string;
+  next: string;
+}
+
+/** `vault check [--repair]`: what was read, what is damaged, and with --repair what was done. */
+export interface VaultChecked {
+  kind: 'vault-checked';
+  /** No vault yet: nothing to check. */
+  exists: boolean;
+  sound: number;
+  findings: VaultFinding[];
+  /** --repair: the files moved aside (from → to) and the listing rebuilt. */
+  repaired?: { moved: Array<{ from: string; to: string }>; listingRebuilt: boolean };
+}
+
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked;
 
 /** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
 export interface SignedIn {

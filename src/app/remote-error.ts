@@ -6,12 +6,38 @@ import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportEr
 import { sanitize } from '../output/sanitize.js';
 import { PromptAbortedError } from '../prompts/prompter.js';
 import { declaresAll, missingCapabilityNames } from '../connection/client-capabilities.js';
-import { UnsupportedGenerationError } from '../session/task-session.js';
+import { NoToolsError, UnsupportedGenerationError } from '../session/task-session.js';
 import { RequestRejectedError } from '../session/rejection.js';
 import { OtherPrincipalError } from '../tasks/principal.js';
 import { toLocalCliError } from './local-error.js';
 import { ResolvedRecordError } from './in-doubt.js';
 import { resolutionExitCode } from '../tasks/outcome.js';
+
+/** A server without tools (`tool`: the one asked for): a refusal before anything was sent, like an unknown tool (exit 1). */
+export function noToolsError(err: NoToolsError, tool?: string): CliError {
+  const names = err.capabilities.filter((c) => c !== 'extensions' && c !== 'experimental').map((c) => sanitize(c, { singleLine: true, maxLength: 40 }));
+  const offers = names.length ? ` (it offers ${names.join(', ')})` : '';
+  const none = tool === undefined ? '' : `, so none is called "${sanitize(tool, { singleLine: true, maxLength: 80 })}"; nothing was sent`;
+  return new CliError('not-found', `server "${err.serverName}" offers no tools${offers}${none}`, `See what it offers: \`mcp-tasks server check ${err.serverName}\`.`);
+}
+
+/** After a 401/403: the next step is about the credential the request carried (a sign-in when it carried none). */
+function authRefusedNext(err: AuthRefusedError, server: string | undefined): string {
+  const c = err.credential;
+  const login = server ? `\`mcp-tasks server login ${server}\`` : '`mcp-tasks server login` with the server\'s name';
+  switch (c?.kind) {
+    case 'bearer':
+      return `Check the token in $${c.variable} (the entry's --bearer-env) and its scopes.`;
+    case 'env-headers':
+      return `Check the credentials the entry's env: headers read${server ? ` (\`mcp-tasks server show ${server}\`)` : ''} and their scopes.`;
+    case 'sign-in':
+      return `The stored sign-in was refused: run ${login} again, then retry.`;
+    case 'none':
+      return `The server needs a sign-in: run ${login}, then retry.`;
+    default:
+      return 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.';
+  }
+}
 
 /**
  * `server` and `ref` (what to type to come back to the task, when one exists) make the next step
@@ -34,6 +60,7 @@ export function toCliError(err: unknown, server?: string, ref?: string, inVault 
         ? `The task exists and keeps its handle: answer it when you are ready with \`mcp-tasks answer ${ref}\` (do not run the call again: that would start a second task).`
         : 'Nothing was started on the server: run the same command again when you are ready.');
   }
+  if (err instanceof NoToolsError) return noToolsError(err);
   if (err instanceof UnsupportedGenerationError) {
     return new CliError('protocol', err.message, `Upgrade the server to ${MODERN_PROTOCOL_VERSION}, or use a client that speaks the 2025-11-25 tasks API for it.`);
   }
@@ -41,9 +68,7 @@ export function toCliError(err: unknown, server?: string, ref?: string, inVault 
     return new CliError('auth', `${sanitize(err.message, { singleLine: true, maxLength: 400 })}; the task handle was not sent`, server ? `Run \`mcp-tasks server login ${server}\` as the account that created the task, then retry.` : 'Sign in as the account that created the task, then retry.');
   }
   if (err instanceof RequestRejectedError) return rejectionError(err, on, ref);
-  if (err instanceof AuthRefusedError) {
-    return new CliError('auth', `${err.message}${on}`, 'Check the token in the variable named by --bearer-env (or the env: headers) and its scopes.');
-  }
+  if (err instanceof AuthRefusedError) return new CliError('auth', `${err.message}${on}`, authRefusedNext(err, server));
   if (err instanceof TransportError) {
     return new CliError('unreachable', `cannot reach the server${on}: ${sanitize(err.message, { singleLine: true, maxLength: 400 })}`, server ? `Check that it is running (\`mcp-tasks server check ${server}\`), then retry.` : 'Check that the server is running, then retry.');
   }

@@ -43,6 +43,16 @@ function readEnvSecret(flag: string, variable: string | undefined, env: NodeJS.P
   return value;
 }
 
+/**
+ * Whether a dynamic registration's `scope` (RFC 7591) covers every scope asked for now; a
+ * registration that names none restricts nothing.
+ */
+function coversScope(registered: unknown, asked: string): boolean {
+  if (typeof registered !== 'string') return true;
+  const have = new Set(registered.split(/\s+/));
+  return asked.split(/\s+/).every((t) => !t || have.has(t));
+}
+
 /** Whatever the SDK threw during a sign-in, as one line and the next step. */
 function signInFailure(err: unknown, name: string): Error {
   if (err instanceof CliError) return err;
@@ -151,6 +161,9 @@ async function browserSignIn(ctx: Context, sdk: SdkModule, oauth: OAuthModule, e
   await loopback.listen(registeredPort);
   // A dynamic registration names the old redirect port: register again rather than be refused.
   if (record.redirectUri && record.redirectUri !== loopback.redirectUri && !record.preRegistered && record.clientInformation && record.clientInformation.client_id !== record.clientMetadataUrl) delete record.clientInformation;
+  // Likewise a dynamic registration for fewer scopes than now asked (a step-up after a 403
+  // insufficient_scope): the authorization server would refuse the new ones to that client.
+  if (opts.scope && !record.preRegistered && record.clientInformation && record.clientInformation.client_id !== record.clientMetadataUrl && !coversScope(record.clientInformation.scope, opts.scope)) delete record.clientInformation;
   const plan = oauth.browserPlan(ctx.env, ctx.interactive && ctx.stderr.isTTY, opts.browser === false);
   const provider = new oauth.StoredSignInProvider(sdk, oauth.signInIO(ctx), record, { plan, timeoutMs: opts.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS, loopback });
   try {

@@ -36,7 +36,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'mcp-tasks call demo confirm_delete filename=old.txt --answers answers.json   # CI: answers by key',
   ],
   get: ['mcp-tasks get nightly', 'mcp-tasks get nightly --json', 'printf %s "$TASK_ID" | mcp-tasks get - --server demo --save   # a taskId from elsewhere'],
-  watch: ['mcp-tasks watch nightly', 'mcp-tasks watch nightly --timeout 10m', 'mcp-tasks watch --active', 'mcp-tasks watch nightly --json --answers answers.json   # CI'],
+  watch: ['mcp-tasks watch nightly', 'mcp-tasks watch nightly --timeout 10m', 'mcp-tasks watch --active', 'mcp-tasks watch nightly --json --answers answers.json   # CI', 'mcp-tasks watch nightly --accept-defaults   # CI: accept each form whose required fields have defaults'],
   answer: [
     'mcp-tasks answer nightly                              # prompts in a terminal',
     'mcp-tasks answer nightly confirm=true                 # inline, one form pending',
@@ -47,6 +47,8 @@ export const EXAMPLES: Record<string, string[]> = {
   list: ['mcp-tasks list', 'mcp-tasks list --all --limit 20', 'mcp-tasks list --refresh                # poll each active task first', 'mcp-tasks list --status input_required --server demo', 'mcp-tasks list --json'],
   show: ['mcp-tasks show nightly', 'mcp-tasks show nightly --json              # the whole taskId'],
   recover: ['mcp-tasks recover', 'mcp-tasks recover nightly --resubmit', 'mcp-tasks recover nightly --resolve not-run --note "checked the server: no such job"'],
+  vault: ['mcp-tasks vault check', 'mcp-tasks vault check --repair'],
+  'vault check': ['mcp-tasks vault check', 'mcp-tasks vault check --json', 'mcp-tasks vault check --repair   # move damaged records aside, rebuild the listing'],
   prune: ['mcp-tasks prune', 'mcp-tasks prune --older-than 168h'],
   export: ['mcp-tasks export nightly --out tasks.bundle        # with $MCP_TASKS_EXPORT_KEY set', 'mcp-tasks export nightly other-job > tasks.bundle'],
   import: ['mcp-tasks import tasks.bundle                      # with the same $MCP_TASKS_EXPORT_KEY'],

@@ -209,6 +209,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--timeout <duration>', 'stop following after this long (exit 124, handle kept)')
     .addOption(new Option('--label <k=v>', 'label the task (repeatable); a label value works as a ref').argParser(collect))
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
+    .option('--accept-defaults', 'accept every form whose required fields all have defaults, with those defaults (others are left to --answers or a person)')
     .option('--idempotency-key <key>', 'name the operation (env MCP_TASKS_IDEMPOTENCY_KEY): a re-run with the same key follows or reports the first submission instead of sending again')
     .option('--new', 'send even though an identical call (same server, tool and arguments) is in doubt')
     .action(async (server: string, tool: string, args: string[], opts, cmd: Command) => {
@@ -239,6 +240,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--active', 'watch every active task in the vault (no refs needed)')
     .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
+    .option('--accept-defaults', 'accept every form whose required fields all have defaults, with those defaults (others are left to --answers or a person)')
     .action(async (refs: string[], opts, cmd: Command) => {
       const ctx = ctxOf(cmd);
       done(await run.watch(refs, watchOptions(opts), ctx));
@@ -252,6 +254,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
         "\n[answers...]: inline form answers, typed by the form's schema like call's arguments: field=value (one form pending) or KEY.field=value (several); field:=json for typed JSON."),
     )
     .option('--answers <file>', 'responses by key (JSON; - for stdin)')
+    .option('--accept-defaults', 'accept every form whose required fields all have defaults, with those defaults (others are left to --answers or a person)')
     .option('--template', 'print a JSON answers skeleton for the pending requests (nothing is sent)')
     .addOption(new Option('--decline <key>', 'decline this elicitation (repeatable)').argParser(collect))
     .addOption(new Option('--cancel <key>', 'cancel this elicitation (repeatable)').argParser(collect))
@@ -335,6 +338,17 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .action(async (file: string, _opts, cmd: Command) => {
       const { runImport } = await import('./commands/vault-admin.js');
       done(await runImport(file, ctxOf(cmd)));
+    });
+
+  const vault = program.command('vault').description('the local vault itself: check it');
+  vault
+    .command('check')
+    .description('read every record file and compare the listing with them; report each damaged one with what to do (changes nothing without --repair)')
+    .addHelpText('after', wrapped('\nExit codes: 0 nothing damaged (or all of it repaired), 9 damage found and left as it is.'))
+    .option('--repair', 'move damaged record files aside (never deleted) and rebuild the listing from the record files')
+    .action(async (opts, cmd: Command) => {
+      const { runVaultCheck } = await import('./commands/vault-admin.js');
+      done(await runVaultCheck({ ...(opts.repair ? { repair: true } : {}) }, ctxOf(cmd)));
     });
 
   program

@@ -9,11 +9,14 @@ export type GetOptions = TargetOptions;
 export interface WatchOptions extends TargetOptions {
   timeoutMs?: number;
   answers?: string;
+  /** Accept a form as offered when every required field has a default. */
+  acceptDefaults?: boolean;
   active?: boolean;
 }
 
 export interface AnswerOptions extends TargetOptions {
   answers?: string;
+  acceptDefaults?: boolean;
   decline?: string[];
   cancel?: string[];
   /** Keys answered before that get a new answer on purpose. */
@@ -38,6 +41,7 @@ export interface CallOptions {
   timeoutMs?: number;
   labels: Record<string, string>;
   answers?: string;
+  acceptDefaults?: boolean;
   /** Names the operation: its opId is derived from it, so every retry is the same submission. */
   idempotencyKey?: string;
   /** Send although an identical call is in doubt. */
@@ -55,10 +59,10 @@ const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server),
 const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(str(f.timeout)!) : undefined);
 
 export const getOptions = (f: Flags): GetOptions => targetOptions(f);
-export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), active: f.active === true || undefined });
-export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOptions(f), answers: str(f.answers), decline: strs(f.decline), cancel: strs(f.cancel), again: strs(f.again), template: f.template === true || undefined });
+export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), acceptDefaults: f.acceptDefaults === true || undefined, active: f.active === true || undefined });
+export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOptions(f), answers: str(f.answers), acceptDefaults: f.acceptDefaults === true || undefined, decline: strs(f.decline), cancel: strs(f.cancel), again: strs(f.again), template: f.template === true || undefined });
 export const cancelOptions = (f: Flags): CancelOptions => pick({ ...targetOptions(f), wait: f.wait === true || undefined, timeoutMs: timeoutOf(f), force: f.force === true || undefined });
 export const callOptions = (f: Flags): CallOptions => {
   const timeoutMs = timeoutOf(f);
-  return { ...pick({ argsJson: str(f.argsJson), argsFile: str(f.argsFile), detach: f.detach === true || undefined, timeoutMs, answers: str(f.answers), idempotencyKey: str(f.idempotencyKey), sendAnyway: f.new === true || undefined }), labels: parseLabels(strs(f.label)) };
+  return { ...pick({ argsJson: str(f.argsJson), argsFile: str(f.argsFile), detach: f.detach === true || undefined, timeoutMs, answers: str(f.answers), acceptDefaults: f.acceptDefaults === true || undefined, idempotencyKey: str(f.idempotencyKey), sendAnyway: f.new === true || undefined }), labels: parseLabels(strs(f.label)) };
 };

@@ -13,7 +13,7 @@ import {
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION_ID,
 } from '../protocol/constants.js';
-import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, markNotSent } from '../protocol/remote-errors.js';
+import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, markNotSent, type PresentedCredential } from '../protocol/remote-errors.js';
 import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
 import { abortFanout } from './abort-fanout.js';
 import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
@@ -127,14 +127,23 @@ function bearerToken(entry: ServerEntry, env: NodeJS.ProcessEnv): string | undef
   return token;
 }
 
+/** What the entry's requests carry to authenticate them (a refusal's next step names it). */
+function presentedCredential(entry: ServerEntry, opts: ConnectOptions): PresentedCredential {
+  if (entry.transport !== 'http') return { kind: 'none' };
+  if (entry.bearerEnv) return { kind: 'bearer', variable: entry.bearerEnv };
+  if (opts.httpTransport) return { kind: 'sign-in' };
+  if (Object.values(entry.headers ?? {}).some((v) => v.startsWith('env:'))) return { kind: 'env-headers' };
+  return { kind: 'none' };
+}
+
 /** Map whatever the SDK or the platform threw onto our typed errors. */
-export function normalizeError(err: unknown, method: string, sdk: typeof import('@modelcontextprotocol/client')): Error {
+export function normalizeError(err: unknown, method: string, sdk: typeof import('@modelcontextprotocol/client'), credential?: PresentedCredential): Error {
   if (err instanceof RpcResponseError || err instanceof TransportError || err instanceof AuthRefusedError || err instanceof ProtocolViolationError || isConnectionFailure(err) || err instanceof VaultError) return err;
   const { SdkError, SdkHttpError, SdkErrorCode, ProtocolError, UnauthorizedError } = sdk;
-  if (err instanceof UnauthorizedError) return new AuthRefusedError(401, 'the server refused the credentials (HTTP 401)');
+  if (err instanceof UnauthorizedError) return new AuthRefusedError(401, 'the server refused the credentials (HTTP 401)', credential);
   if (err instanceof SdkHttpError) {
     const status = err.status;
-    if (status === 401 || status === 403) return new AuthRefusedError(status, `the server refused access (HTTP ${status})`);
+    if (status === 401 || status === 403) return new AuthRefusedError(status, `the server refused access (HTTP ${status})`, credential);
     const text = (err.data as { text?: unknown } | undefined)?.text;
     if (typeof text === 'string') {
       try {
@@ -157,7 +166,7 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
       case SdkErrorCode.SendFailed:
         return new TransportError('the connection closed before an answer came', err);
       case SdkErrorCode.EraNegotiationFailed: {
-        if (err.cause) return normalizeError(err.cause, method, sdk);
+        if (err.cause) return normalizeError(err.cause, method, sdk, credential);
         return new ProtocolViolationError(err.message);
       }
       default:
@@ -186,6 +195,7 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
 export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise<Connection> {
   const sdk = await import('@modelcontextprotocol/client');
   const { Client, StreamableHTTPClientTransport } = sdk;
+  const credential = presentedCredential(entry, opts);
   // Everything the client can answer is declared: a compliant server asks only for what is declared.
   const capabilities = { ...DECLARED_CLIENT_CAPABILITIES, ...(opts.capabilities ?? {}), extensions: { [TASKS_EXTENSION_ID]: {} } };
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -260,7 +270,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       }
     } catch (err) {
       await client.close().catch(() => {});
-      const e = normalizeError(err, 'server/discover', sdk);
+      const e = normalizeError(err, 'server/discover', sdk, credential);
       if (e instanceof TransportError && stderrTail.length) {
         throw new TransportError(`${e.message}; the server printed: ${stderrTail.join(' | ').slice(0, 300)}`, err, e.requestMayHaveArrived);
       }
@@ -387,7 +397,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       });
     } catch (err) {
       unwatch?.();
-      const e = normalizeError(err, method, sdk);
+      const e = normalizeError(err, method, sdk, credential);
       // Not a byte of it was written (the connection failed first): it cannot have created
       // anything. Once more, on a new connection; failing again, it is "not sent", never in doubt.
       if (unsent.delete(id)) {
@@ -510,13 +520,13 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         } catch (err) {
           // tools/list changes nothing, so once more on a new socket: the server may have closed an
           // idle keep-alive socket just as a busy client reused it (UND_ERR_SOCKET, ECONNRESET).
-          const e = normalizeError(err, 'tools/list', sdk);
+          const e = normalizeError(err, 'tools/list', sdk, credential);
           if (!(e instanceof TransportError) || !/^(network error|the connection closed)/.test(e.message)) throw err;
           opts.debug?.('tools/list: the connection failed; retrying once');
           return await listTools();
         }
       } catch (err) {
-        throw normalizeError(err, 'tools/list', sdk);
+        throw normalizeError(err, 'tools/list', sdk, credential);
       }
     },
     adoptTools: (tools) => classifyTools(tools),
@@ -535,7 +545,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       try {
         await t.send({ jsonrpc: '2.0', id, ...outcome } as never);
       } catch (err) {
-        throw normalizeError(err, 'response', sdk);
+        throw normalizeError(err, 'response', sdk, credential);
       }
     },
     async openStandaloneStream() {
@@ -549,7 +559,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       try {
         await http.terminateSession();
       } catch (err) {
-        throw normalizeError(err, 'DELETE (end of session)', sdk);
+        throw normalizeError(err, 'DELETE (end of session)', sdk, credential);
       }
     },
   };

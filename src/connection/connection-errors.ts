@@ -53,6 +53,8 @@ export class RefusedToolError extends Error {
 export type SignInFailure = {
   reason: 'timeout' | 'interrupted' | 'machine-credentials-empty' | 'refresh-lock-busy' | 'not-in-progress' | 'still-refused' | 'no-browser' | 'redirect-port-busy' | 'refused-by-authorization-server';
   server: string;
+  /** The scopes the server asked for (a 403 insufficient_scope), when beyond the current sign-in's. */
+  scope?: string;
 };
 
 /** A sign-in (browser, machine credentials, refresh) that did not complete. */

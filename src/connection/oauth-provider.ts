@@ -494,11 +494,16 @@ export class StoredSignInProvider implements OAuthClientProvider {
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     this.endRefresh();
+    const server = this.record.server;
+    const stepUp = stepUpScope(authorizationUrl, this.record.tokens?.scope);
+    const scoped = stepUp ? { scope: stepUp } : {};
     if (this.interactive && this.browserSignInsLeft === 0) {
-      throw new SignInError({ reason: 'still-refused', server: this.record.server }, `server "${this.record.server}" still refuses access after a new sign-in${this.record.tokens?.scope ? ` (granted: ${clean(this.record.tokens.scope)})` : ''}`);
+      throw new SignInError({ reason: 'still-refused', server, ...scoped }, `server "${server}" still refuses access after a new sign-in${this.record.tokens?.scope ? ` (granted: ${clean(this.record.tokens.scope)})` : ''}`);
     }
     if (!this.interactive) {
-      throw new SignInError({ reason: 'no-browser', server: this.record.server }, `server "${this.record.server}" needs you to sign in again, and no browser can be used here`);
+      // A 403 insufficient_scope: the server named the scopes it needs, and the hint passes them on.
+      if (stepUp) throw new SignInError({ reason: 'no-browser', server, scope: stepUp }, `server "${server}" refused the request: it needs the scopes "${stepUp}" (granted: "${clean(this.record.tokens?.scope ?? '')}"), which takes a new sign-in, and no browser can be used here`);
+      throw new SignInError({ reason: 'no-browser', server }, `server "${server}" needs you to sign in again, and no browser can be used here`);
     }
     const url = authorizationUrl.toString();
     const { plan, loopback } = this.interactive;
@@ -582,6 +587,21 @@ export async function finishSignIn(server: string, params: URLSearchParams, rede
     throw new SignInError({ reason: 'refused-by-authorization-server', server }, `the authorization server refused the sign-in: ${clean(error)}${desc ? ` (${clean(desc)})` : ''}`);
   }
   await redeem(params);
+}
+
+/**
+ * The scopes a new authorization asks for when they go beyond what the current tokens were
+ * granted (the SDK's step-up after a 403 insufficient_scope, which unites the granted scopes with
+ * the challenge's); undefined for a plain new sign-in. `offline_access` is the SDK's own addition
+ * (it asks for a refresh token), not the server's, and `server login` adds it again by itself.
+ */
+function stepUpScope(authorizationUrl: URL, granted: string | undefined): string | undefined {
+  if (granted === undefined) return undefined;
+  const have = new Set(granted.split(/\s+/).filter(Boolean));
+  const asked = (authorizationUrl.searchParams.get('scope') ?? '').split(/\s+/).filter((t) => t && t !== 'offline_access');
+  if (!asked.some((t) => !have.has(t))) return undefined;
+  const scope = clean(asked.join(' '));
+  return scope || undefined;
 }
 
 /** The same grant state: a save of these adds or changes only metadata (the issuer stamp). */

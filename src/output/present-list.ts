@@ -17,6 +17,7 @@ const FLUSH_BYTES = 1 << 20;
 
 /** The status `list` shows for a record (and `--status` matches). */
 export const listedStatus = (r: ListingMeta, nowMs = Date.now()): string => {
+  if (r.damaged) return 'damaged';
   if (r.resolution) return `resolved ${r.resolution.outcome}`;
   const phase = reportedPhase(r, nowMs);
   return isLostOrInDoubt(phase) || phase === 'submitting' ? phase : (r.last?.status ?? (r.result ? 'completed' : 'unknown'));

@@ -64,6 +64,21 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
   switch (o.kind) {
     case 'record-shown':
       return presentRecord(ctx, o.record);
+    case 'vault-checked': {
+      if (ctx.json) {
+        out(jsonLine({ exists: o.exists, sound: o.sound, damaged: o.findings.map((f) => ({ problem: f.problem, ...(f.path ? { path: f.path } : {}), next: asInvoked(f.next, ctx.invocation) })), ...(o.repaired ? { repaired: o.repaired } : {}) }));
+        return;
+      }
+      if (!o.exists) return out('no vault yet: nothing to check\n');
+      if (o.findings.length === 0) return out(`vault check: ${o.sound} record(s) read, all sound; the listing matches them\n`);
+      out(`vault check: ${o.sound} record(s) sound, ${o.findings.length} problem(s)${o.repaired ? ', repaired' : ''}:\n`);
+      for (const f of o.findings) out(`  ${f.problem}${f.path ? ` (${f.path})` : ''}\n    ${o.repaired ? 'done' : 'next'}: ${asInvoked(f.next, ctx.invocation)}\n`);
+      if (o.repaired) {
+        for (const m of o.repaired.moved) out(`moved ${m.from} to ${m.to} (kept, not deleted)\n`);
+        if (o.repaired.listingRebuilt) out('the listing was rebuilt from the record files\n');
+      }
+      return;
+    }
     case 'pruned':
       if (ctx.json) out(jsonLine({ pruned: o.removed }));
       else out(`pruned ${o.removed} finished task record(s); active, lost and in-doubt records are kept\n`);

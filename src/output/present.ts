@@ -48,6 +48,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'pruned':
     case 'exported':
     case 'records-imported':
+    case 'vault-checked':
       return presentVaultOutcome(ctx, outcome);
     case 'tasks-listed':
       return presentList(ctx, outcome);
@@ -77,7 +78,20 @@ export function present(ctx: Context, outcome: Outcome): void {
       return;
     }
     case 'cancel-requested': {
-      const { target } = outcome;
+      const { target, ended } = outcome;
+      if (ended) {
+        // Sent with --force past an end: say what was observed, never "it may still complete".
+        const { snapshot, by } = ended;
+        if (ctx.json) out(jsonLine({ ...taskJson(target.record, snapshot), cancellation: by === 'server' ? 'refused-ended' : 'requested', endedBefore: true }));
+        else {
+          const what = `${target.record.operation.name} on ${target.entry.name}`;
+          out(by === 'server'
+            ? `tasks/cancel was sent for ${what}; the server refused it because the task had already ended: it is ${snapshot.status}.\n`
+            : `tasks/cancel was sent for ${what}; the server acknowledged it. The task had already ended ${snapshot.status} (kept in the vault); an ended task does not change.\n`);
+          hint(`  \`mcp-tasks show ${refFor(target)}\` shows its result.\n`);
+        }
+        return;
+      }
       if (ctx.json) out(jsonLine({ ...taskJson(target.record), cancellation: 'requested' }));
       else {
         out(`cancellation requested for ${target.record.operation.name} on ${target.entry.name}; the server acknowledged it.\n`);

@@ -40,9 +40,17 @@ export class TransportError extends Error {
   }
 }
 
+/** What a request to the server carried to authenticate it: the next step after a refusal depends on it. */
+export type PresentedCredential = { kind: 'bearer'; variable: string } | { kind: 'env-headers' } | { kind: 'sign-in' } | { kind: 'none' };
+
 /** The server refused our credentials (HTTP 401/403). */
 export class AuthRefusedError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** Set where the connection is known (connection/connect.ts). */
+    readonly credential?: PresentedCredential,
+  ) {
     super(message);
     this.name = 'AuthRefusedError';
   }

@@ -10,7 +10,7 @@ import type { ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
 import { ModernTaskSession } from './modern/modern-session.js';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
-import type { SessionResume, TaskGeneration, TaskSession } from './task-session.js';
+import { NoToolsError, type SessionResume, type TaskGeneration, type TaskSession } from './task-session.js';
 import type { Principal } from '../tasks/principal.js';
 
 export { TASKS_EXTENSION_ID };
@@ -112,6 +112,9 @@ export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOp
     const { LegacyTaskSession } = await import('./legacy/legacy-session.js');
     session = new LegacyTaskSession(conn, { serverName: entry.name, serveInput: opts.serveInput === true, debug: (l) => ctx.debug(l), principal });
   } else session = new ModernTaskSession(conn, principal, (l) => ctx.debug(l));
+  // A server without the tools capability has none to call: said as such, not as tools/list's -32601.
+  const capabilities = conn.serverCapabilities ? Object.keys(conn.serverCapabilities) : undefined;
+  if (capabilities && !capabilities.includes('tools')) session.listTools = () => Promise.reject(new NoToolsError(entry.name, capabilities));
   return session;
 }
 

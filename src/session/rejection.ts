@@ -30,16 +30,18 @@ export const needsConfirming = (err: unknown, method: RejectableMethod): err is 
 
 /**
  * Send `method`; on -32602, ask `get` once. `terminalIsDone` (tasks/cancel): a task that has
- * ended already leaves nothing to cancel, so the refusal is no failure.
+ * ended already leaves nothing to cancel, so the refusal is no failure: the get's answer is
+ * returned (undefined when the server took the request).
  */
-export async function confirmingRejection(method: RejectableMethod, send: () => Promise<void>, get: () => Promise<TaskSnapshot>, opts: { terminalIsDone?: boolean } = {}): Promise<void> {
+export async function confirmingRejection(method: RejectableMethod, send: () => Promise<void>, get: () => Promise<TaskSnapshot>, opts: { terminalIsDone?: boolean } = {}): Promise<TaskSnapshot | undefined> {
   try {
     await send();
+    return undefined;
   } catch (err) {
     if (!needsConfirming(err, method)) throw err;
     // The get's own failure (unknown task: lost; unreachable) is the one that counts.
     const snapshot = await get();
-    if (opts.terminalIsDone && isTerminalStatus(snapshot.status)) return;
+    if (opts.terminalIsDone && isTerminalStatus(snapshot.status)) return snapshot;
     throw new RequestRejectedError(method, err.code, err.message, snapshot);
   }
 }

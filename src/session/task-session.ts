@@ -5,6 +5,7 @@ import type { RefusedTool, ToolInfo } from '../connection/connect.js';
 import type { CallToolParams, ToolCallOutcome } from '../protocol/task-wire.js';
 import { AuthRefusedError, RpcResponseError, TransportError, wasNotSent } from '../protocol/remote-errors.js';
 import { ErrorCode, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
+import { SignInError } from '../connection/connection-errors.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Principal } from '../tasks/principal.js';
 
@@ -15,6 +16,12 @@ export { isTerminalStatus, type TaskStatus } from '../protocol/constants.js';
 
 /** The two task generations: the io.modelcontextprotocol/tasks extension, and core's experimental tasks. */
 export type TaskGeneration = '2026-07-28' | '2025-11-25';
+
+/** What the server said to tasks/cancel. */
+export interface CancelAnswer {
+  /** It refused the cancel because the task had already ended: what tasks/get then showed. */
+  endedAlready?: TaskSnapshot;
+}
 
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -93,7 +100,7 @@ export interface TaskSession {
   /** Deliver answers keyed as in `TaskSnapshot.inputRequests` (2026-07-28: tasks/update). */
   updateTask(taskId: string, inputResponses: Record<string, unknown>, opts?: RequestOptions): Promise<void>;
   /** Request cancellation; a request is not a cancellation (the task may still complete). */
-  cancelTask(taskId: string, opts?: RequestOptions): Promise<void>;
+  cancelTask(taskId: string, opts?: RequestOptions): Promise<CancelAnswer>;
   /** Who the connection's stored sign-in acts for (undefined without one): a task created now belongs to it. */
   signInPrincipal(): Principal | undefined;
   /** Why listTasks cannot answer on this session (the generation or the server offers no task list); undefined when it can. */
@@ -133,7 +140,8 @@ const REFUSED_BEFORE_EXECUTION: ReadonlySet<number> = new Set([
 /**
  * The one admission rule for a submission's record: it may leave the vault only on proof that
  * nothing was admitted. Proof is a request that never left (connection refused, our own refusal
- * before sending), HTTP 401/403 or 429, or a JSON-RPC refusal the protocol defines before
+ * before sending), HTTP 401/403 or 429 (also when the sign-in they started could not finish: a
+ * SignInError starts only on such a refusal, or before the first byte), or a JSON-RPC refusal the protocol defines before
  * execution (REFUSED_BEFORE_EXECUTION) that the server itself sent. Everything else proves
  * nothing and keeps the record in doubt: -32603 and server-defined codes (the server may have
  * created the task, then failed), any JSON-RPC error inside an HTTP 5xx (a gateway speaking for
@@ -142,7 +150,7 @@ const REFUSED_BEFORE_EXECUTION: ReadonlySet<number> = new Set([
  */
 export function provesNothingCreated(err: unknown): boolean {
   if (wasNotSent(err)) return true;
-  if (err instanceof AuthRefusedError) return true;
+  if (err instanceof AuthRefusedError || err instanceof SignInError) return true;
   if (err instanceof RpcResponseError) return err.httpStatus === 429 || (REFUSED_BEFORE_EXECUTION.has(err.code) && (err.httpStatus === undefined || err.httpStatus < 500));
   if (err instanceof TransportError) return !err.requestMayHaveArrived;
   return false;
@@ -152,6 +160,20 @@ export function provesNothingCreated(err: unknown): boolean {
 export function serverAnswerOf(err: unknown): string | undefined {
   if (!(err instanceof RpcResponseError)) return undefined;
   return `the server answered error ${err.code}${err.httpStatus !== undefined ? ` with HTTP ${err.httpStatus}` : ''}: "${err.message}"`;
+}
+
+/**
+ * The server advertises no `tools` capability, so it has none to list or call (it would answer
+ * tools/list with -32601). `capabilities`: what it does advertise (server text, unsanitised).
+ */
+export class NoToolsError extends Error {
+  constructor(
+    readonly serverName: string,
+    readonly capabilities: readonly string[],
+  ) {
+    super(`server "${serverName}" offers no tools`);
+    this.name = 'NoToolsError';
+  }
 }
 
 /** No TaskSession exists (yet) for the generation this server speaks. */

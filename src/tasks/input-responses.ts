@@ -163,6 +163,27 @@ export function withFormDefaults(request: InputRequestSnapshot, response: unknow
 }
 
 /**
+ * `--accept-defaults`: the answer a person gives by accepting a form as offered, or undefined
+ * when that is not an answer. Only a form elicitation (not URL mode) whose every required field
+ * has a default that fits it, and which offers at least one default: accepting an empty form, or
+ * one whose defaults leave a required field blank, would be a decision nobody made.
+ */
+export function acceptedAsOffered(request: InputRequestSnapshot): unknown {
+  if (request.method !== 'elicitation/create' || request.params?.mode === 'url') return undefined;
+  const schema = request.params?.requestedSchema as { properties?: Record<string, FieldSchema>; required?: unknown } | undefined;
+  const properties = schema?.properties ?? {};
+  const hasDefault = (name: string) => {
+    const f = properties[name];
+    return !!f && typeof f === 'object' && Object.hasOwn(f, 'default') && checkField(name, f, f.default) === undefined;
+  };
+  const required = Array.isArray(schema?.required) ? schema.required : [];
+  if (!required.every((name) => typeof name === 'string' && hasDefault(name))) return undefined;
+  if (!Object.keys(properties).some(hasDefault)) return undefined;
+  const response = withFormDefaults(request, { action: 'accept', content: {} });
+  return checkResponse('', request, response) === undefined ? response : undefined;
+}
+
+/**
  * Plan a round of answers: scripted responses first, then declines/cancels; keys answered
  * before are skipped; keys the server no longer lists are stale.
  */

@@ -56,6 +56,8 @@ export interface HandleStore {
   /** merge() for many records at once (import, seeding). */
   bulkInsert(records: VaultRecord[]): Promise<number>;
   remove(opIds: string[]): Promise<number>;
+  /** Listing hops of records a read found damaged (list marks their rows); empty in a sound store. */
+  damagedHops(): Promise<Set<string>>;
   /** Release what the engine holds open (a database connection). */
   close(): Promise<void>;
 }
@@ -120,6 +122,9 @@ export class FileHandleStore implements HandleStore {
   }
   async remove(opIds: string[]) {
     return this.vault.remove(opIds);
+  }
+  async damagedHops() {
+    return this.vault.damagedHops();
   }
   async close() {}
 }

@@ -8,6 +8,8 @@
 //   <store>/l/<hop>.lock               per-record lock for read-modify-write of that record
 //   <store>/t/                         temp files of atomic writes
 //   <store>/x/, <store>/p/             the sealed listing and its intents (see listing-index.ts)
+//   <store>/damaged                    hops of record files found damaged, one a line (list marks them)
+//   <store>/set-aside/<hop>.<time>     damaged record files `vault check --repair` moved aside
 //
 // Hints are a superset: written before the record, removed after it, and every hit is checked
 // against the decrypted record, so a writer killed between the two steps leaves at most a stale
@@ -15,7 +17,7 @@
 // or result in clear; file names are keyed hashes (HMAC with a key derived from the vault key)
 // and times, which the file system's own timestamps show anyway.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fsync, fsyncSync, linkSync, renameSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownPid } from '../fs/own-process.js';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
@@ -63,6 +65,22 @@ export class RecordCorruptError extends Error {
     super(`the vault record ${path} is corrupt, or was sealed with another key`);
     this.name = 'RecordCorruptError';
   }
+}
+
+/** One finding of `vault check`. */
+export type StoreProblem =
+  | { kind: 'record-damaged'; hop: string; path: string }
+  | { kind: 'record-unreadable'; hop: string; path: string; code: string }
+  | { kind: 'set-aside-by-hand'; path: string }
+  | { kind: 'listing-unusable' }
+  | { kind: 'listing-row-without-record'; hop: string }
+  | { kind: 'listing-missing-record'; hop: string }
+  | { kind: 'listing-row-stale'; hop: string };
+
+export interface StoreCheck {
+  /** Record files read and found sound. */
+  sound: number;
+  problems: StoreProblem[];
 }
 
 export class RecordFiles {
@@ -190,7 +208,141 @@ export class RecordFiles {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    return this.open(bytes, hop);
+    try {
+      return this.open(bytes, hop);
+    } catch (err) {
+      // Noted for `list`, which marks the row instead of showing it as sound (best effort).
+      if (err instanceof RecordCorruptError) this.noteDamaged(hop);
+      throw err;
+    }
+  }
+
+  // -- damage -----------------------------------------------------------------------------------
+
+  private get damagedPath(): string {
+    return join(this.dir, 'damaged');
+  }
+
+  /** Off while `vault check` reads: without --repair it changes nothing, not even the notes. */
+  private noting = true;
+
+  /** Remember that `hop`'s record file could not be opened (a read found it). */
+  noteDamaged(hop: string): void {
+    if (!this.noting || this.damagedHops().has(hop)) return;
+    try {
+      appendFileSync(this.damagedPath, `${hop}\n`, { mode: 0o600 });
+    } catch { /* only a marker: list shows the row unmarked */ }
+  }
+
+  /** Hops noted as damaged: one small read, none when the file is absent (the usual case). */
+  damagedHops(): Set<string> {
+    try {
+      return new Set(readFileSync(this.damagedPath, 'utf8').split('\n').filter(Boolean));
+    } catch {
+      return new Set();
+    }
+  }
+
+  /**
+   * Read every record file and compare the listing with them; changes nothing (not even the
+   * damage notes). Every finding names what is wrong; the caller says what to do.
+   */
+  check(): StoreCheck {
+    this.noting = false;
+    try {
+      return this.checkQuietly();
+    } finally {
+      this.noting = true;
+    }
+  }
+
+  private checkQuietly(): StoreCheck {
+    const problems: StoreProblem[] = [];
+    const sound = new Map<string, VaultRecord>();
+    let names: string[];
+    try {
+      names = readdirSync(join(this.dir, 'r'));
+    } catch {
+      names = [];
+    }
+    for (const name of names.sort()) {
+      const path = join(this.dir, 'r', name);
+      // A name with a dot is no record's: a file someone moved aside by hand (`mv … .bad`).
+      if (name.includes('.')) {
+        problems.push({ kind: 'set-aside-by-hand', path });
+        continue;
+      }
+      try {
+        const bytes = readFileSync(path);
+        sound.set(name, this.open(bytes, name));
+      } catch (err) {
+        if (err instanceof RecordCorruptError) problems.push({ kind: 'record-damaged', hop: name, path });
+        else problems.push({ kind: 'record-unreadable', hop: name, path, code: (err as NodeJS.ErrnoException).code ?? 'error' });
+      }
+    }
+    const damaged = new Set(problems.flatMap((p) => ('hop' in p ? [p.hop] : [])));
+    let rows: Map<string, ListingRow> | undefined;
+    try {
+      const view = this.listing.open();
+      if (view) {
+        try {
+          const intents = this.intentRecords();
+          const overrides = this.overridesOf(view, intents);
+          rows = new Map();
+          for (const chunk of view.oldestFirst()) {
+            if (!chunk) {
+              rows = undefined;
+              break;
+            }
+            for (const [hop, row] of chunk.entries) if (row && !overrides.has(hop)) rows.set(hop, row);
+          }
+          if (rows) for (const [hop, row] of overrides) if (row) rows.set(hop, row);
+        } finally {
+          view.close();
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof RecordCorruptError)) throw err;
+      rows = undefined;
+    }
+    if (!rows) problems.push({ kind: 'listing-unusable' });
+    else {
+      for (const [hop, row] of rows) {
+        if (damaged.has(hop)) continue;
+        const rec = sound.get(hop);
+        if (!rec) problems.push({ kind: 'listing-row-without-record', hop });
+        else if (!row.json.equals(ListingRow.of(hop, rec).json)) problems.push({ kind: 'listing-row-stale', hop });
+      }
+      for (const hop of sound.keys()) if (!rows.has(hop)) problems.push({ kind: 'listing-missing-record', hop });
+    }
+    return { sound: sound.size, problems };
+  }
+
+  /**
+   * `vault check --repair`: move every damaged record file (and any set aside by hand) into
+   * set-aside/, never deleting one, then rebuild the listing from the record files. Returns
+   * where each file went.
+   */
+  repair(problems: readonly StoreProblem[], at: Date): Array<{ from: string; to: string }> {
+    const moved: Array<{ from: string; to: string }> = [];
+    const aside = join(this.dir, 'set-aside');
+    const stamp = at.toISOString().replace(/[:.]/g, '-');
+    for (const p of problems) {
+      if (p.kind !== 'record-damaged' && p.kind !== 'record-unreadable' && p.kind !== 'set-aside-by-hand') continue;
+      mkdirSync(aside, { recursive: true, mode: 0o700 });
+      const base = p.path.slice(p.path.lastIndexOf('/') + 1);
+      let to = join(aside, `${base}.${stamp}`);
+      for (let n = 1; existsSync(to); n++) to = join(aside, `${base}.${stamp}.${n}`);
+      renameSync(p.path, to);
+      moved.push({ from: p.path, to });
+    }
+    if (moved.length) {
+      syncDirectory(join(this.dir, 'r'));
+      syncDirectory(aside);
+    }
+    this.compact(true, true);
+    rmSync(this.damagedPath, { force: true });
+    return moved;
   }
 
   /**

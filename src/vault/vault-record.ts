@@ -123,6 +123,8 @@ export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'label
   /** Only whether there is one, and whether it is a tool error. */
   result?: { isError?: unknown };
   resolution?: Pick<NonNullable<VaultRecord['resolution']>, 'outcome'>;
+  /** `list` only: the record file could not be opened when last read (see `vault check`). */
+  damaged?: boolean;
 };
 
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */

@@ -13,7 +13,7 @@ import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockA
 import { AmbiguousRefError, VaultError, type VaultFailure } from './vault-errors.js';
 import { decodeSealed, encodeSealed, keyFilePath, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
 import { byCreatedAt, intentOf, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
-import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles } from './record-files.js';
+import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles, type StoreCheck, type StoreProblem } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
 import { COMPACT_LOG_BYTES, type ListingRow } from './listing-index.js';
 
@@ -354,6 +354,27 @@ export class Vault {
         files.eachListed(this.rowFilter(q), each, eachChunk);
       }),
     );
+  }
+
+  /** `vault check`: every record file read, the listing compared with them; nothing changed. Undefined: no vault yet. */
+  checkStore(): (StoreCheck & { dir: string }) | undefined {
+    return this.guard(() => {
+      const files = this.store(false);
+      return files ? { ...files.check(), dir: files.dir } : undefined;
+    });
+  }
+
+  /** `vault check --repair`: damaged record files moved aside (never deleted), the listing rebuilt from the record files. */
+  repairStore(problems: readonly StoreProblem[], at: Date): Array<{ from: string; to: string }> {
+    return this.guard(() => {
+      const files = this.store(false);
+      return files ? files.repair(problems, at) : [];
+    });
+  }
+
+  /** Hops of record files a read found damaged (list marks their rows); empty without a vault. */
+  damagedHops(): Set<string> {
+    return this.guard(() => this.store(false)?.damagedHops() ?? new Set<string>());
   }
 
   get(opId: string): VaultRecord | undefined {

@@ -78,15 +78,10 @@ case "$scenario" in
     mcp_tasks call s test_reconnection
     ;;
   elicitation-sep1034-client-defaults)
-    # The tool's form has a default for every field; a CI job accepts it as offered with an
-    # answers file written ahead. The key is derived from the question (README, "Servers on the
-    # 2025-11-25 generation"), so it is the same in every run: this one was read off the
-    # `inputRequests` of a `--json call` that ended with exit 5. Asking first is not an option
-    # here: on this wire the server's request is open during the call, and a command that ends
-    # without an answer dismisses it (`cancel`), which this tool records as a refusal.
-    answers="$MCP_TASKS_HOME/answers.json"
-    printf '%s' '{"elicit-e8c45cf46b65":{"action":"accept"}}' >"$answers"
-    mcp_tasks call s test_client_elicitation_defaults --answers "$answers"
+    # The tool's form has a default for every field; a CI job accepts it as offered, without
+    # having seen the question first (on this wire a command that ends without an answer
+    # dismisses the open request, which this tool records as a refusal): --accept-defaults alone.
+    mcp_tasks call s test_client_elicitation_defaults --accept-defaults
     ;;
   http-standard-headers)
     mcp_tasks tools s || exit 1

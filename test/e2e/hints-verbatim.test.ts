@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
+import { startProxy, type Proxy } from '../helpers/proxy.js';
 import { BIN, PATH_BIN_DIR, homeWithServer, startDemo, tempDir, type CliResult, type DemoServer, type TestHome } from '../helpers/cli.js';
 
 /** Commands in backticks on `next:` lines and their indented continuations, and the detach summary's commands. */
@@ -148,14 +149,24 @@ function bash(command: string, inv: Invocation, home: string, extra: NodeJS.Proc
 
 describe('next steps run verbatim under npx, node and PATH', () => {
   let demo: DemoServer;
-  let dropping: DemoServer;
+  // In front of the demo: every tools/call is answered by the server, then the connection is cut
+  // before the answer reaches the client (the task exists; its taskId, seen here, never arrives).
+  let dropping: Proxy;
+  const dropped: string[] = [];
   before(async () => {
     demo = await startDemo();
-    dropping = await startDemo({ faults: ['drop-create-response'] });
+    dropping = await startProxy(demo.url, {
+      replace: (req, upstream) => {
+        if (req.headers['mcp-method'] !== 'tools/call') return undefined;
+        const taskId = (upstream.message?.result as { taskId?: unknown } | undefined)?.taskId;
+        if (typeof taskId === 'string') dropped.push(taskId);
+        return null;
+      },
+    });
   });
   after(async () => {
     await demo.stop();
-    await dropping.stop();
+    await dropping.close();
   });
   const base = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== PATH_BIN_DIR).join(delimiter);
   const invocations = (): Invocation[] => [
@@ -185,8 +196,20 @@ describe('next steps run verbatim under npx, node and PATH', () => {
       await run('answer confirm', { expect: 5 });
       await run('answer confirm --template');
       await run('call web preflight_check', { expect: 5 });
-      // In doubt: the task was created, its answer never came.
+      // In doubt: the task was created, its answer never came (the proxy saw its taskId).
+      const before = dropped.length;
       await run('call drop slow_compute seconds=1', { expect: 10 });
+      const created = dropped.slice(before);
+      assert.equal(created.length, 1, 'the dropped call created one task on the server');
+      // The recover listing's attach line runs verbatim, with the taskId in $TASK_ID as it says.
+      const listing = await run('recover', { expect: 10 });
+      const attachLine = /found its task\? attach it \(the taskId on stdin\): (.*)$/m.exec(listing.stdout + listing.stderr)?.[1];
+      assert.ok(attachLine, `no attach line in the recover listing:\n${listing.stdout}\n${listing.stderr}`);
+      assert.ok(attachLine.startsWith(`printf %s "$TASK_ID" | ${inv.prefix} recover `), attachLine);
+      const attached = await bash(attachLine, inv, home, { TASK_ID: created[0]! });
+      assert.equal(attached.code, 0, `${attachLine}\n${attached.stdout}\n${attached.stderr}`);
+      assert.match(attached.stdout + attached.stderr, /attached: operation [0-9a-f]{8} \(slow_compute on drop\) is now this task/);
+      assert.equal((await bash(`${inv.prefix} --json recover`, inv, home)).stdout.trim(), '[]', 'nothing is in doubt any more');
       // Lost: a taskId the server does not know (its next step names no command; any it prints is checked).
       const lost = await bash(`printf %s no-such-task-id-0123456789 | ${inv.prefix} get - --server web`, inv, home);
       assert.equal(lost.code, 6, lost.stderr);

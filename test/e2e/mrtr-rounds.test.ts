@@ -53,4 +53,33 @@ describe('multi round-trip: each round answered once', () => {
     assert.equal(server.answersTo('again'), 1);
     assert.deepEqual(await allRecords(h), [], 'no task exists: nothing left in the vault');
   });
+
+  test('--accept-defaults: a form whose required fields all have defaults is accepted with them, counted at the server', async () => {
+    const h = await homeWithServer('mrtr', server.url);
+    const r = await h.run(['--json', 'call', 'mrtr', 'defaults', '--accept-defaults']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const calls = callsOf('defaults');
+    assert.deepEqual(calls.map((c) => c.answered), [[], ['settings']]);
+    assert.deepEqual(calls[1]!.responses.settings, { action: 'accept', content: { title: 'Weekly', count: 3, draft: false } });
+    // Without the flag and without a terminal, nothing is accepted for the person: exit 5, no retry.
+    const before = calls.length;
+    const plain = await h.run(['call', 'mrtr', 'defaults']);
+    assert.equal(plain.code, 5, plain.stderr);
+    assert.equal(callsOf('defaults').length, before + 1, 'only the first request went out');
+  });
+
+  test('--accept-defaults leaves a form with a required field without a default to --answers or a person', async () => {
+    const h = await homeWithServer('mrtr', server.url);
+    const alone = await h.run(['call', 'mrtr', 'mixed', '--accept-defaults']);
+    assert.equal(alone.code, 5, alone.stderr);
+    assert.match(alone.stderr, /Really\?/);
+    assert.deepEqual(callsOf('mixed').map((c) => c.answered), [[]], 'no half-answered round was sent');
+    const file = answersFile(h, { confirm: accept({ ok: 'yes' }) });
+    const both = await h.run(['--json', 'call', 'mrtr', 'mixed', '--accept-defaults', '--answers', file]);
+    assert.equal(both.code, 0, both.stdout + both.stderr);
+    const last = callsOf('mixed').at(-1)!;
+    assert.deepEqual(Object.keys(last.responses).sort(), ['confirm', 'settings']);
+    assert.deepEqual(last.responses.settings, { action: 'accept', content: { title: 'Weekly', count: 3, draft: false } });
+    assert.deepEqual(last.responses.confirm, { action: 'accept', content: { ok: 'yes' } });
+  });
 });

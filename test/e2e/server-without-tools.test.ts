@@ -5,7 +5,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { newHome, parseJsonDoc, startDemo } from '../helpers/cli.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newHome, parseJsonDoc, startDemo, tempDir } from '../helpers/cli.js';
 
 const SERVER = fileURLToPath(new URL('../helpers/resources-only-server.js', import.meta.url));
 
@@ -28,6 +30,25 @@ describe('a server without tools', { timeout: 120_000 }, () => {
     const toolsJson = await h.run(['--json', 'tools', 'docs']);
     assert.equal(toolsJson.code, 0, toolsJson.stderr);
     assert.deepEqual(parseJsonDoc(toolsJson.stdout), []);
+  });
+
+  test('call: a one-line refusal, "offers no tools", exit 1 like an unknown tool, nothing sent and nothing kept', async () => {
+    const h = newHome();
+    const log = join(tempDir(), 'requests.log');
+    writeFileSync(log, '');
+    await h.ok(['server', 'add', 'docs', '--env', `RESOURCES_ONLY_LOG=${log}`, '--', process.execPath, SERVER]);
+    const r = await h.run(['call', 'docs', 'anything', 'x=1']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('mcp-tasks: ') && !/created a vault key/.test(l)).length, 1, r.stderr);
+    assert.match(r.stderr, /^mcp-tasks: server "docs" offers no tools \(it offers prompts, resources\), so none is called "anything"; nothing was sent$/m);
+    assert.match(r.stderr, /next: See what it offers: `[^`]*server check docs`/);
+    const j = await h.run(['--json', 'call', 'docs', 'anything']);
+    assert.equal(j.code, 1, j.stderr);
+    assert.equal(parseJsonDoc(j.stdout).error.kind, 'not-found');
+    const methods = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    assert.ok(methods.length > 0, `the server was reached: ${methods.join(', ')}`);
+    assert.ok(!methods.includes('tools/call') && !methods.includes('tools/list'), `nothing was asked of its tools: ${methods.join(', ')}`);
+    assert.deepEqual(parseJsonDoc((await h.ok(['--json', 'list', '--all'])).stdout), []);
   });
 
   test('an unknown tool: "Its tools:" names fifteen and says how many more there are', async () => {

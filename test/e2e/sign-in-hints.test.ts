@@ -22,3 +22,33 @@ describe('sign-in failures name their server in the next step', () => {
     assert.match(parseJsonDoc(j.stdout).error.next, /server login gate` again/);
   });
 });
+
+describe('a 401 names the credential the entry has', () => {
+  const suite = useAuthWorld();
+
+  test('no sign-in yet: exit 8, next: `server login gate`, never --bearer-env', async () => {
+    const h = newHome();
+    await h.ok(['server', 'add', 'gate', '--url', suite.world.url]);
+    const refused = suite.world.refused();
+    for (const args of [['tools', 'gate'], ['call', 'gate', 'slow_compute', 'seconds=1']]) {
+      const r = await h.run(args);
+      assert.equal(r.code, 8, r.stderr);
+      assert.doesNotMatch(r.stderr, /bearer-env/);
+      assert.match(r.stderr, /next: .*`[^`]*server login gate`/);
+      const j = await h.run(['--json', ...args]);
+      assert.equal(j.code, 8, j.stderr);
+      assert.match(parseJsonDoc(j.stdout).error.next, /server login gate`/);
+    }
+    assert.ok(suite.world.refused() > refused, 'the gate refused the requests (401)');
+    assert.deepEqual(parseJsonDoc((await h.ok(['--json', 'recover'])).stdout), [], 'a refused call leaves nothing in doubt');
+  });
+
+  test('a bearer token the server refuses: the hint is about that token', async () => {
+    const h = newHome();
+    await h.ok(['server', 'add', 'gate', '--url', suite.world.url, '--bearer-env', 'GATE_TOKEN']);
+    const r = await h.run(['tools', 'gate'], { env: { GATE_TOKEN: 'not-a-token-the-server-issued' } });
+    assert.equal(r.code, 8, r.stderr);
+    assert.match(r.stderr, /next: .*\$GATE_TOKEN/);
+    assert.doesNotMatch(r.stderr, /server login/);
+  });
+});

@@ -209,6 +209,50 @@ describe('spec fidelity: what compliant servers expect of a client', { concurren
     }
   });
 
+  test('cancel --force of a task already cancelled says what was observed, never "it may still complete"', async () => {
+    let cancels = 0;
+    let refuse = false;
+    const proxy = await startProxy(demo.url, {
+      answer: (req) => {
+        if (methodOf(req) !== 'tasks/cancel') return undefined;
+        cancels++;
+        // A server that answers a cancel of an ended task with -32602 (as 2025-11-25 servers must).
+        if (refuse) return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: bodyOf(req).id, error: { code: -32602, message: 'Task already terminal' } }) };
+        return undefined;
+      },
+    });
+    try {
+      const h = await homeWithServer('done', proxy.url);
+      await h.ok(['call', 'done', 'slow_compute', 'seconds=30', '--detach', '--label', 'job=doomed']);
+      const cancelled = await h.run(['cancel', 'doomed', '--wait']);
+      assert.equal(cancelled.code, 3, cancelled.stderr);
+      assert.equal(cancels, 1);
+
+      // The server takes the cancel (2026-07-28: idempotent on an ended task).
+      const acked = await h.run(['cancel', 'doomed', '--force']);
+      assert.equal(cancels, 2, 'tasks/cancel was sent');
+      assert.equal(acked.code, 3, acked.stderr);
+      assert.doesNotMatch(acked.stdout + acked.stderr, /may still complete/);
+      assert.match(acked.stdout, /acknowledged it\. The task had already ended cancelled/);
+      const ackedJson = parseJsonDoc((await h.run(['--json', 'cancel', 'doomed', '--force'])).stdout);
+      assert.equal(ackedJson.status, 'cancelled');
+      assert.equal(ackedJson.cancellation, 'requested');
+      assert.equal(ackedJson.endedBefore, true);
+
+      // The server refuses it, the task having ended: that is what is said.
+      refuse = true;
+      const refused = await h.run(['cancel', 'doomed', '--force']);
+      assert.equal(refused.code, 3, refused.stderr);
+      assert.doesNotMatch(refused.stdout + refused.stderr, /may still complete/);
+      assert.match(refused.stdout, /the server refused it because the task had already ended: it is cancelled/);
+      const refusedJson = parseJsonDoc((await h.run(['--json', 'cancel', 'doomed', '--force'])).stdout);
+      assert.equal(refusedJson.cancellation, 'refused-ended');
+      assert.equal(cancels, 5);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   test('get right after an answer the server still lists: too soon to call it stuck; the verdict needs the time a watch would give', async () => {
     let updates = 0;
     const proxy = await startProxy(demo.url, {

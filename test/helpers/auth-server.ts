@@ -17,6 +17,8 @@ export interface AuthWorld {
   presented: Set<string>;
   /** Requests the gate refused (401). */
   refused(): number;
+  /** tools/call requests the gate refused with 403 insufficient_scope (AuthWorldOptions.toolScopes): none reached the demo server. */
+  scopeRefusals: number;
   /** Forget every access token (the next request gets a 401, so the client must refresh). */
   expireAccessTokens(): Promise<void>;
   /** Revoke every refresh token as well (the sign-in is gone: only a new login helps). */
@@ -56,7 +58,20 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: number; scopeTasksToAccount?: boolean; revocation?: boolean } = {}): Promise<AuthWorld> {
+export interface AuthWorldOptions {
+  accessTokenTtlS?: number;
+  scopeTasksToAccount?: boolean;
+  revocation?: boolean;
+  /**
+   * Tools that need one more scope than a sign-in gets by default: a tools/call naming one with
+   * a token lacking it is refused before it reaches the demo server, with HTTP 403 and
+   * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<every scope it needs>"`
+   * (RFC 6750 §3.1, the MCP authorization spec's step-up).
+   */
+  toolScopes?: Record<string, string>;
+}
+
+export async function startAuthWorld(demoUrl: string, opts: AuthWorldOptions = {}): Promise<AuthWorld> {
   const asServer = createServer();
   const asPort = await listen(asServer);
   const issuer = `http://127.0.0.1:${asPort}`;
@@ -64,10 +79,13 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   const gatePort = await listen(gateServer);
   const resource = `http://127.0.0.1:${gatePort}/mcp`;
   const scope = 'mcp:tasks';
+  const extraScopes = [...new Set(Object.values(opts.toolScopes ?? {}))];
+  // What the resource server accepts: a token gets the ones asked for among these.
+  const resourceScopes = [scope, ...extraScopes].join(' ');
 
   const provider = new Provider(issuer, {
     clients: [],
-    scopes: ['openid', 'offline_access', scope],
+    scopes: ['openid', 'offline_access', scope, ...extraScopes],
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
@@ -76,7 +94,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
         enabled: true,
         defaultResource: () => resource,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope, audience: resource, accessTokenTTL: opts.accessTokenTtlS ?? 3600, accessTokenFormat: 'opaque' }),
+        getResourceServerInfo: () => ({ scope: resourceScopes, audience: resource, accessTokenTTL: opts.accessTokenTtlS ?? 3600, accessTokenFormat: 'opaque' }),
       },
     },
     // Every refresh rotates the refresh token; reusing a rotated one revokes the grant (oidc-provider's reuse detection).
@@ -89,7 +107,7 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   });
   const issued = { access: [] as string[], refresh: [] as string[] };
   // Filled in below; the servers' handlers read its hooks (account, tokenGate) when requests come.
-  const world = { account: 'alice', taskRequests: [], tokenRequests: [], revocations: [], failRevocation: false } as unknown as AuthWorld;
+  const world = { account: 'alice', scopeRefusals: 0, taskRequests: [], tokenRequests: [], revocations: [], failRevocation: false } as unknown as AuthWorld;
   provider.on('access_token.saved', (t: { jti: string }) => issued.access.push(t.jti));
   provider.on('refresh_token.saved', (t: { jti: string }) => issued.refresh.push(t.jti));
   provider.on('grant.success', (ctx: { oidc: { params?: { grant_type?: string } } }) => world.tokenRequests.push(ctx.oidc.params?.grant_type ?? '-'));
@@ -141,13 +159,13 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
   const onGateRequest = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req);
     if (req.url === '/.well-known/oauth-protected-resource/mcp') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [scope], bearer_methods_supported: ['header'] }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [scope, ...extraScopes], bearer_methods_supported: ['header'] }));
       return;
     }
     const auth = req.headers.authorization ?? '';
     const token = /^Bearer (.+)$/.exec(auth)?.[1];
     if (token) presented.add(token);
-    const found = (token ? await provider.AccessToken.find(token) : undefined) as { isExpired: boolean; aud?: string | string[]; accountId?: string } | undefined;
+    const found = (token ? await provider.AccessToken.find(token) : undefined) as { isExpired: boolean; aud?: string | string[]; accountId?: string; scope?: string } | undefined;
     if (!found || found.isExpired || !(found.aud === resource || (Array.isArray(found.aud) && found.aud.includes(resource)))) {
       refusedCount++;
       res
@@ -161,6 +179,15 @@ export async function startAuthWorld(demoUrl: string, opts: { accessTokenTtlS?: 
       rpc = JSON.parse(body.toString('utf8')) as typeof rpc;
     } catch { /* not a single JSON-RPC message */ }
     const method = typeof rpc?.method === 'string' ? rpc.method : '';
+    const tool = method === 'tools/call' ? (rpc as { params?: { name?: unknown } } | undefined)?.params?.name : undefined;
+    const needed = typeof tool === 'string' ? opts.toolScopes?.[tool] : undefined;
+    if (needed && !(found.scope ?? '').split(' ').includes(needed)) {
+      world.scopeRefusals++;
+      res
+        .writeHead(403, { 'content-type': 'application/json', 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope} ${needed}", resource_metadata="http://127.0.0.1:${gatePort}/.well-known/oauth-protected-resource/mcp"` })
+        .end(JSON.stringify({ error: 'insufficient_scope' }));
+      return;
+    }
     if (method.startsWith('tasks/') && typeof rpc?.params?.taskId === 'string') {
       const taskId = rpc.params.taskId;
       world.taskRequests.push({ method, taskId, account });

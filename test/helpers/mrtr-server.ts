@@ -11,6 +11,8 @@ export interface ToolCallSeen {
   tool: string;
   requestState?: string;
   answered: string[];
+  /** The responses it carried, by key, as received. */
+  responses: Json;
 }
 
 export interface MrtrServer {
@@ -25,6 +27,19 @@ const form = (message: string, field: string) => ({
   method: 'elicitation/create',
   params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { [field]: { type: 'string', title: field } }, required: [field] } },
 });
+/** Every field has a default; `title` and `count` are required. */
+const settingsForm = {
+  method: 'elicitation/create',
+  params: {
+    mode: 'form',
+    message: 'Report settings',
+    requestedSchema: {
+      type: 'object',
+      properties: { title: { type: 'string', default: 'Weekly' }, count: { type: 'integer', minimum: 1, default: 3 }, draft: { type: 'boolean', default: false } },
+      required: ['title', 'count'],
+    },
+  },
+};
 const inputRequired = (inputRequests: Json | undefined, requestState: string) => ({ resultType: 'input_required', ...(inputRequests ? { inputRequests } : {}), requestState });
 const done = (text: string) => ({ resultType: 'complete', content: [{ type: 'text', text }] });
 const field = (response: unknown, name: string) => String((response as Json | undefined)?.content?.[name] ?? '');
@@ -48,6 +63,16 @@ const TOOLS: Record<string, (answers: Json, state: string | undefined) => Json> 
     if (answers.first !== undefined && answers.second === undefined) return inputRequired({ second: form('Second question', 'value') }, `two:2:${encode(field(answers.first, 'value'))}`);
     if (answers.second !== undefined && state?.startsWith('two:2:')) return done(`two_step done: first=${decode(state.slice(6))} second=${field(answers.second, 'value')}`);
     return inputRequired({ first: form('First question', 'value') }, 'two:1');
+  },
+  // A settings form whose every field has a default (SEP-1034): accepting it as offered is an answer.
+  defaults: (answers) => {
+    if (answers.settings !== undefined) return done(`defaults done: ${JSON.stringify(answers.settings)}`);
+    return inputRequired({ settings: settingsForm }, 'defaults:1');
+  },
+  // The settings form beside a confirmation without a default: only a person or a file decides that one.
+  mixed: (answers) => {
+    if (answers.settings !== undefined && answers.confirm !== undefined) return done(`mixed done: ${JSON.stringify(answers.settings)} ${JSON.stringify(answers.confirm)}`);
+    return inputRequired({ settings: settingsForm, confirm: form('Really?', 'ok') }, 'mixed:1');
   },
   // Never finishes: every round asks for the same key again (Inspector's mrtr_loop).
   repeat: (_answers, state) => inputRequired({ again: form('Answer again', 'value') }, `repeat:${Number(state?.split(':')[1] ?? 0) + 1}`),
@@ -103,7 +128,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, calls: ToolCall
     case 'tools/call': {
       const tool = TOOLS[String(params.name)];
       const answers = (params.inputResponses ?? {}) as Json;
-      calls.push({ tool: String(params.name), ...(params.requestState !== undefined ? { requestState: String(params.requestState) } : {}), answered: Object.keys(answers) });
+      calls.push({ tool: String(params.name), ...(params.requestState !== undefined ? { requestState: String(params.requestState) } : {}), answered: Object.keys(answers), responses: answers });
       if (!tool) return reply(res, 200, { jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `Unknown tool ${String(params.name)}` } });
       return answer(tool(answers, params.requestState as string | undefined));
     }

@@ -28,7 +28,7 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     if (opts.template) return { kind: 'answer-template', target, template: answersTemplate(pending, answeredBefore) } satisfies AnswerTemplate;
     const inline = opts.pairs?.length ? inlineAnswers(opts.pairs, pending, answeredBefore, refFor(target)) : undefined;
 
-    const round = await answerTaskRound(scope, pending, { inline, answers: opts.answers, decline: opts.decline, cancel: opts.cancel, again: opts.again });
+    const round = await answerTaskRound(scope, pending, { inline, answers: opts.answers, acceptDefaults: opts.acceptDefaults, decline: opts.decline, cancel: opts.cancel, again: opts.again });
     if (round.sent.length === 0 && Object.keys(pending).length === 0) {
       // input_required, but no request to answer reached us (2025-11-25: none came on tasks/result in time): nothing was answered.
       return report(target, { kind: 'needs-input', snapshot: before }, { notes: [`nothing was sent: the server says the task needs input but handed out no request to answer; try again shortly (\`mcp-tasks answer ${ref === '-' ? `- --server ${target.entry.name}` : ref}\`)`] });

@@ -7,8 +7,9 @@ import { CliError, ExitCode } from '../../errors.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { identityOf } from '../../servers/server-entry.js';
 import { decidePrior, idempotencyKeyOf, opIdForKey, refuseIdenticalInDoubt } from '../../app/call-intent.js';
-import { withServerName } from '../../app/remote-error.js';
+import { noToolsError, withServerName } from '../../app/remote-error.js';
 import { openSession, refusedToolError } from '../../session/open-session.js';
+import { NoToolsError } from '../../session/task-session.js';
 import { newRecord, openVault } from '../../app/task-target.js';
 import { closeSession } from '../../app/with-task.js';
 import { submitOperation } from '../../app/submit.js';
@@ -33,13 +34,16 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
 
   const key = idempotencyKeyOf(opts.idempotencyKey, ctx.env);
 
-  const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined }));
+  const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined || opts.acceptDefaults === true }));
   const submitted: VaultRecord[] = [];
   // Set when an earlier submission under the same key is to be followed (after this session closes).
   let follow: { record: VaultRecord; note: string } | undefined;
   try {
     const code = await withServerName(server, async (): Promise<number | undefined> => {
-      const tools = await untilInterrupted(ctx, server, toolsFor(ctx, entry, session, tool));
+      const tools = await untilInterrupted(ctx, server, toolsFor(ctx, entry, session, tool)).catch((err: unknown) => {
+        if (err instanceof NoToolsError) throw noToolsError(err, tool);
+        throw err;
+      });
       const info = tools.find((t) => t.name === tool);
       if (!info) {
         const refused = session.refusedTools().find((r) => r.name === tool);
@@ -115,7 +119,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
       if (key && !entry.idempotencyMeta) {
         ctx.stderr.write(`note: server "${server}" declares no duplicate-prevention contract (server add … --idempotency-meta KEY), so the key stops re-runs from this vault only; another machine's run would send again\n`);
       }
-      return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { detach: opts.detach, timeoutMs, answers: opts.answers }));
+      return finish(ctx, await submitOperation(ctx, session, vault, entry, record, { detach: opts.detach, timeoutMs, answers: opts.answers, acceptDefaults: opts.acceptDefaults }));
     });
     if (code !== undefined) return code;
   } finally {
@@ -124,7 +128,7 @@ export async function runCall(server: string, tool: string, pairs: string[], opt
   // The key's earlier submission has a live task: follow it as `watch` would.
   ctx.stderr.write(`${follow!.note}\n`);
   const { runWatch } = await import('./watch.js');
-  return runWatch([follow!.record.opId], { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}) }, ctx);
+  return runWatch([follow!.record.opId], { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(opts.answers !== undefined ? { answers: opts.answers } : {}), ...(opts.acceptDefaults ? { acceptDefaults: true } : {}) }, ctx);
 }
 
 /**

@@ -7,6 +7,7 @@ import { followTask } from '../../app/follow.js';
 import { report, type CancelNotSent, type CancelRequested, type TaskReport } from '../../app/outcomes.js';
 import type { CancelOptions } from '../task-options.js';
 import { finish } from '../finish.js';
+import { isTerminalStatus } from '../../session/task-session.js';
 
 export async function cancelTaskOutcome(ctx: Context, ref: string, opts: CancelOptions): Promise<TaskReport | CancelRequested | CancelNotSent> {
   if (!opts.force && ref !== '-') {
@@ -16,7 +17,14 @@ export async function cancelTaskOutcome(ctx: Context, ref: string, opts: CancelO
     if (stored) return { kind: 'cancel-not-sent', target, snapshot: stored };
   }
   return withTask(ctx, ref, opts, async (scope) => {
-    await scope.session.cancelTask(scope.target.taskId);
+    // --force past a stored end: what was known before sending, so the report says what it was.
+    const stored = storedTerminal(scope.target.record);
+    const answer = await scope.session.cancelTask(scope.target.taskId);
+    if (answer.endedAlready && isTerminalStatus(answer.endedAlready.status)) {
+      // The server refused it: the task had ended (its tasks/get says how). Nothing to wait for.
+      return { kind: 'cancel-requested', target: scope.target, ended: { snapshot: await scope.settled(answer.endedAlready), by: 'server' } } as const;
+    }
+    if (stored) return { kind: 'cancel-requested', target: scope.target, ended: { snapshot: stored, by: 'vault' } } as const;
     if (!opts.wait) return { kind: 'cancel-requested', target: scope.target } as const;
     // Cancellation is cooperative: a task still asking for input has not ended; wait for an end.
     const end = await followTask(scope, { timeoutMs: opts.timeoutMs, throughInput: true });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileArg, type Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { writeFileAtomic } from '../../fs/atomic-file.js';
-import { openVault, serverAddCommand } from '../../app/task-target.js';
+import { openLocalVault, openVault, serverAddCommand } from '../../app/task-target.js';
 import { describeIdentity, identityOf, sameIdentity } from '../../servers/server-entry.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { decodeSealed, encodeSealed, sealWithPassphrase, unsealWithPassphrase, VaultKeyError } from '../../vault/vault-crypto.js';
@@ -13,6 +13,8 @@ import { parseDuration } from '../duration.js';
 import { freshOpIdForLegacyAdopted, recordProblem } from '../../vault/record-schema.js';
 import { sanitize } from '../../output/sanitize.js';
 import { finish } from '../finish.js';
+import type { StoreProblem } from '../../vault/record-files.js';
+import type { VaultFinding } from '../../app/outcomes.js';
 
 export interface PruneOptions {
   terminal?: boolean;
@@ -113,4 +115,40 @@ export async function runImport(file: string, ctx: Context): Promise<number> {
     else if (!sameIdentity(identityOf(entry, ctx.home), rec.server.identity)) warnings.push(`server "${name}" here is ${describeIdentity(identityOf(entry, ctx.home))}, but the tasks were created on ${describeIdentity(rec.server.identity)}; they will not be sent there without --rebind`);
   }
   return finish(ctx, { kind: 'records-imported', added, alreadyPresent: records.length - added, warnings, next });
+}
+
+export interface VaultCheckOptions {
+  repair?: boolean;
+}
+
+/** What to do about one finding, as `vault check` prints it (the safe next step first). */
+function finding(p: StoreProblem, repair: string): VaultFinding {
+  switch (p.kind) {
+    case 'record-damaged':
+      return { problem: 'a record file is damaged, or sealed with another key (the task it held cannot be read)', path: p.path, next: `Restore that file from a backup (with the vault key it was sealed with), or move it aside: ${repair} (it keeps the file, in the vault's set-aside/ folder).` };
+    case 'record-unreadable':
+      return { problem: `a record file cannot be read (${p.code})`, path: p.path, next: `Check its owner and permissions (it should be yours, mode 0600), or move it aside: ${repair}.` };
+    case 'set-aside-by-hand':
+      return { problem: 'a file set aside by hand is still among the record files (no record is read from it)', path: p.path, next: `${repair} moves it out of the vault's records and rebuilds the listing without it.` };
+    case 'listing-unusable':
+      return { problem: 'the listing (what `list` reads) cannot be read', next: `${repair} rebuilds it from the record files (nothing in them is lost).` };
+    case 'listing-row-without-record':
+      return { problem: 'the listing shows a record whose file is gone (list shows it, get cannot find it)', next: `${repair} rebuilds the listing from the record files.` };
+    case 'listing-missing-record':
+      return { problem: 'a record is missing from the listing (get finds it, list does not show it)', next: `${repair} rebuilds the listing from the record files.` };
+    case 'listing-row-stale':
+      return { problem: 'the listing shows a record other than its file says', next: `${repair} rebuilds the listing from the record files.` };
+  }
+}
+
+/** `vault check [--repair]`: every record file read, the listing compared; with --repair, damage moved aside and the listing rebuilt. */
+export async function runVaultCheck(opts: VaultCheckOptions, ctx: Context): Promise<number> {
+  const vault = openLocalVault(ctx);
+  const checked = vault.checkStore();
+  if (!checked) return finish(ctx, { kind: 'vault-checked', exists: false, sound: 0, findings: [] });
+  const repair = '`mcp-tasks vault check --repair`';
+  const findings = checked.problems.map((p) => finding(p, repair));
+  if (!opts.repair || checked.problems.length === 0) return finish(ctx, { kind: 'vault-checked', exists: true, sound: checked.sound, findings });
+  const moved = vault.repairStore(checked.problems, new Date(ctx.now()));
+  return finish(ctx, { kind: 'vault-checked', exists: true, sound: checked.sound, findings: findings.map((f) => ({ ...f, next: f.path && moved.some((m) => m.from === f.path) ? 'moved aside (kept, not deleted); the listing no longer shows it' : 'the listing was rebuilt from the record files' })), repaired: { moved, listingRebuilt: true } });
 }

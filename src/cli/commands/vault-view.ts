@@ -6,11 +6,12 @@ import type { ListedRow, Refreshed, TaskFailure, TaskReport, TasksListed } from 
 import { LIST_STATUSES } from '../choices.js';
 import { didYouMean } from '../did-you-mean.js';
 import { byCreatedAt, isActivePhase, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
-import { listingRowJson } from '../../vault/listing-index.js';
+import { listingRowJson, type ListingRow } from '../../vault/listing-index.js';
 import { listedStatus } from '../../output/present-list.js';
 import { reportedPhase } from '../../vault/writer.js';
 import { parseLabels } from '../duration.js';
 import { finish } from '../finish.js';
+import { safeJson } from '../../output/sanitize.js';
 
 // The time words moved to the presenter with `show`; kept importable from here.
 export { ago, localTime } from '../../output/present-record.js';
@@ -97,6 +98,10 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
   // Opened before anything prints; the file vault streams its rows from disk while they are printed.
   const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
   const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal: () => view.total() };
+  // Rows whose record file a read found damaged are marked (status "damaged"); the notes are
+  // one small file, absent in a sound vault, so the usual listing pays nothing for this.
+  const damaged = await vault.damagedHops();
+  const mark = (r: ListingRow): ListedRow => (damaged.has(r.hop) ? damagedRow(r) : r);
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
     const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts));
@@ -107,11 +112,18 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
   if (opts.limit !== undefined) {
     // From the newest end of the sealed listing, stopping early.
     const rows = (await vault.listing({ listedByDefault, ...(match ? { match } : {}), limit: opts.limit })).sort(byCreatedAt);
-    return { ...listed, eachRow: (row) => { for (const r of rows) row(r); } };
+    return { ...listed, eachRow: (row) => { for (const r of rows) row(mark(r)); } };
   }
   // Streamed from the sealed listing (a few large reads) while it is printed: at 100,000 records,
   // holding every row costs more in GC than reading them; --json copies runs of stored rows whole.
+  if (damaged.size) return { ...listed, eachRow: (row) => view.each((r) => row(mark(r))) };
   return { ...listed, eachRow: (row, runs) => view.each(row, runs) };
+}
+
+/** A row whose record file cannot be opened: shown, but as damaged, with `vault check` to say more. */
+function damagedRow(r: ListingRow): ListedRow {
+  const doc = JSON.parse(r.json.toString('utf8')) as Record<string, unknown>;
+  return { json: Buffer.from(safeJson({ ...doc, status: 'damaged', damaged: true }), 'utf8'), meta: () => ({ ...r.meta(), damaged: true }) };
 }
 
 export async function runShow(ref: string, ctx: Context): Promise<number> {

@@ -58,13 +58,13 @@ async function watchTasks(givenRefs: string[], opts: WatchOptions, ctx: Context)
     const reports = await withTasks(wctx, refs, { ...opts, serveInput: true }, async (scope) => {
       const initial = scope.target.record.last;
       const streamed: { last?: TaskSnapshot } = {};
-      const answerInput = inputHandler(scope, { answers: opts.answers });
+      const answerInput = inputHandler(scope, { answers: opts.answers, acceptDefaults: opts.acceptDefaults });
       const end = await followTask(scope, {
         multi,
         streamJson: true,
         streamed,
         onInputRequired: multi ? (s) => stopAllOnAbort(stopAll, () => answerInput(s)) : answerInput,
-        onInputRelisted: relistedHandler(scope, { answers: opts.answers }),
+        onInputRelisted: relistedHandler(scope, { answers: opts.answers, acceptDefaults: opts.acceptDefaults }),
         timeoutMs,
         initial: initial && { ...initial },
       });

@@ -46,7 +46,7 @@ import { readableTask, type CallToolParams, type CallToolResult, type ToolCallOu
 import type { ServerEntry } from '../../servers/server-entry.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../../tasks/task-snapshot.js';
 import type { Principal } from '../../tasks/principal.js';
-import type { RemoteTaskPage, RequestOptions, SessionResume, StoredInputRequest, TaskSession } from '../task-session.js';
+import type { CancelAnswer, RemoteTaskPage, RequestOptions, SessionResume, StoredInputRequest, TaskSession } from '../task-session.js';
 import { INPUT_METHODS, inputRequestKey } from './input-keys.js';
 import { SessionEndedError, TaskRequiredError } from './legacy-errors.js';
 
@@ -389,17 +389,19 @@ export class LegacyTaskSession implements TaskSession {
     }
   }
 
-  async cancelTask(taskId: string, opts: RequestOptions = {}): Promise<void> {
+  async cancelTask(taskId: string, opts: RequestOptions = {}): Promise<CancelAnswer> {
     const send = async () => void validate(CancelTaskResultV1Schema, await this.rpc('tasks/cancel', { taskId }, opts), 'tasks/cancel result');
     try {
       // The spec says -32602 for a task that already ended: not a loss, if tasks/get agrees; and
       // -32602 for a task tasks/get still shows is a refusal, never a loss (see rejection.ts).
-      await confirmingRejection('tasks/cancel', send, () => this.tasksGet(taskId, opts), { terminalIsDone: true });
+      const ended = await confirmingRejection('tasks/cancel', send, () => this.tasksGet(taskId, opts), { terminalIsDone: true });
+      return ended ? { endedAlready: ended } : {};
     } catch (err) {
       // mcp-framework answers -32603 for a task that already ended: the same, if tasks/get agrees.
       if (!(err instanceof RpcResponseError && err.code === ErrorCode.InternalError)) throw err;
       const current = await this.tasksGet(taskId, opts).catch(() => undefined);
       if (!current || !isTerminalStatus(current.status)) throw err;
+      return { endedAlready: current };
     }
   }
 

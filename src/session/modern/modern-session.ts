@@ -6,7 +6,7 @@
 // caller can turn the record in doubt into the task's, or store the result it would lose.
 import type { Connection } from '../../connection/connect.js';
 import { callTool, cancelTask, getTask, updateTask } from '../../protocol/task-wire.js';
-import type { CallToolParams, RemoteTaskPage, RequestOptions, StoredInputRequest, TaskSession, ToolCallOutcome, ToolInfo } from '../task-session.js';
+import type { CallToolParams, CancelAnswer, RemoteTaskPage, RequestOptions, StoredInputRequest, TaskSession, ToolCallOutcome, ToolInfo } from '../task-session.js';
 import type { Principal } from '../../tasks/principal.js';
 import type { RefusedTool } from '../../connection/connect.js';
 import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
@@ -120,12 +120,13 @@ export class ModernTaskSession implements TaskSession {
   getTask(taskId: string, opts?: RequestOptions): Promise<TaskSnapshot> {
     return getTask(this.conn, taskId, opts);
   }
-  updateTask(taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
+  async updateTask(taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
     // -32602 may be a refused answer to a task that is still waiting: a tasks/get tells.
-    return confirmingRejection('tasks/update', () => updateTask(this.conn, taskId, inputResponses), () => this.getTask(taskId));
+    await confirmingRejection('tasks/update', () => updateTask(this.conn, taskId, inputResponses), () => this.getTask(taskId));
   }
-  cancelTask(taskId: string): Promise<void> {
-    return confirmingRejection('tasks/cancel', () => cancelTask(this.conn, taskId), () => this.getTask(taskId), { terminalIsDone: true });
+  async cancelTask(taskId: string): Promise<CancelAnswer> {
+    const ended = await confirmingRejection('tasks/cancel', () => cancelTask(this.conn, taskId), () => this.getTask(taskId), { terminalIsDone: true });
+    return ended ? { endedAlready: ended } : {};
   }
   close(): Promise<void> {
     this.closing.abort();

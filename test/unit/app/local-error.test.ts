@@ -40,7 +40,7 @@ const CASES: Case[] = [
   vault({ reason: 'unopenable' }, 'Restore it (and its key) from a backup.'),
   vault({ reason: 'lock-unusable', lockPath: '/h/vault.json.lock' }, 'If no mcp-tasks command is running, remove /h/vault.json.lock and retry.'),
   vault({ reason: 'locked', lockPath: '/h/vault.json.lock' }, 'Wait for it to finish and retry; a lock left by a crashed process is taken over automatically.'),
-  vault({ reason: 'record-corrupt', path: '/h/vault-x.d/ab/cd' }, "Restore it from a backup, or move it aside (that one task's handle would be lost): mv /h/vault-x.d/ab/cd /h/vault-x.d/ab/cd.bad"),
+  vault({ reason: 'record-corrupt', path: '/h/vault-x.d/ab/cd' }, 'Restore it from a backup, or move it aside with `mcp-tasks vault check --repair` (it keeps the file; that one task\'s handle would be lost to the vault).'),
   vault({ reason: 'no-space' }, 'Free space on that file system, or point --home elsewhere.'),
   vault({ reason: 'not-writable' }, 'Make the mcp-tasks home writable, or point --home elsewhere.'),
   vault({ reason: 'home-unusable' }, 'Point --home (or MCP_TASKS_HOME) at a directory you can write.'),
