@@ -13,14 +13,8 @@ import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { shellQuote } from '../invocation.js';
 import type { ServerIdentity } from '../servers/server-entry.js';
-
-export interface TaskTarget {
-  record: VaultRecord;
-  /** False for a taskId inspected with --server and not saved: nothing is written to the vault. */
-  persisted: boolean;
-  entry: ServerEntry;
-  taskId: string;
-}
+import type { TaskTarget } from '../output/outcomes.js';
+export type { TaskTarget };
 
 export interface TargetOptions {
   server?: string;

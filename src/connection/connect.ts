@@ -26,15 +26,8 @@ import { VERSION } from '../version.js';
 
 export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
 
-export interface ToolInfo {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
-  /** 2025-11-25: whether tools/call may (optional), must (required) or must not (forbidden) ask for a task. */
-  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
-}
+import type { ToolInfo } from '../protocol/task-wire.js';
+export type { ToolInfo };
 
 /** A request the server sent us (2025-11-25 input: elicitation/create, sampling/createMessage, roots/list). */
 export interface ServerRequest {
