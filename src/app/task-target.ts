@@ -8,7 +8,9 @@ import { inDoubtOn, ResolvedRecordError } from './in-doubt.js';
 export { ResolvedRecordError };
 import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
-import { Vault } from '../vault/vault.js';
+import type { Vault } from '../vault/vault.js';
+import { openVault } from './open-vault.js';
+export { openVault };
 import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { shellQuote } from '../invocation.js';
@@ -44,10 +46,6 @@ function serverNotHere(rec: VaultRecord, known: string[]): CliError {
     ? `Add it where the task was created: \`${add}\`, then \`mcp-tasks get ${typeableRef(rec)}\`.${others}`
     : `Add it as it was configured where the task was created (${describeIdentity(rec.server.identity)}): mcp-tasks server add ${rec.server.name} -- followed by that command.${others}`;
   return new CliError('not-found', `no server named "${rec.server.name}" (this task was created on ${describeIdentity(rec.server.identity)})`, next);
-}
-
-export function openVault(ctx: Context): Vault {
-  return new Vault(ctx.home, ctx.env, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
 }
 
 /** The auth context a record keeps: the kind, and the credential values in use right now. */

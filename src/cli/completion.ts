@@ -139,8 +139,8 @@ function sourcesFor(ctx: Context, words: string[]): { sources: Sources; load(nee
       if (need.tools) tools.set(need.tools, await quietly(async () => ((await store()).find(need.tools!)?.discovered?.tools ?? []) as Array<{ name: string; inputSchema?: unknown }>, []));
       if (need.refs) {
         refs = await quietly(async () => {
-          const [{ Vault }, { typeableRef }] = await Promise.all([import('../vault/vault.js'), import('../vault/vault-record.js')]);
-          const records = new Vault(home, ctx.env, () => {}).query({ listedByDefault: true });
+          const [{ vaultAt }, { typeableRef }] = await Promise.all([import('../app/open-vault.js'), import('../vault/vault-record.js')]);
+          const records = vaultAt(home, ctx.env).query({ listedByDefault: true });
           return [...new Set([...records.flatMap((r) => Object.values(r.labels)), ...records.map((r) => typeableRef(r))])];
         }, []);
       }
