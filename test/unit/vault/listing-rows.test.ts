@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { vaultAt } from '../../../src/app/open-vault.js';
+import { LIST_JSON_ROWS, vaultAt } from '../../../src/app/open-vault.js';
 import { taskJson, jsonLine } from '../../../src/output/render.js';
-import { LIST_JSON_ROWS } from '../../../src/app/open-vault.js';
+import { KEY_ONLY_ROWS } from '../../../src/vault/listing-index.js';
+import { Vault } from '../../../src/vault/vault.js';
 import type { VaultRecord } from '../../../src/vault/vault-record.js';
 import { runInProcess } from '../../helpers/in-process.js';
 import { fakeTaskId, makeRecord, modUrl, runNodeScript } from '../../helpers/vault-helpers.js';
@@ -117,6 +118,23 @@ describe('the listing rows are list --json output', () => {
     assert.equal(await listJson(h, '--all'), expected(truth));
     assert.deepEqual(readFileSync(join(x, 'base')).subarray(4, 20), LIST_JSON_ROWS.fingerprint, 'rebuilt with this version\'s rows');
     assert.equal(await listJson(h, '--all', '--limit', '5'), expected(truth.slice(-5)));
+  });
+
+  test('a vault created without a renderer (a sign-in\'s key source) is listed as list --json renders it: nothing it stored is trusted', async () => {
+    const h = home();
+    const recs = records(40);
+    const keyOnly = new Vault(h, NOKC, KEY_ONLY_ROWS);
+    keyOnly.prepare();
+    const x = join(storeDir(h), 'x');
+    assert.notDeepEqual(readFileSync(join(x, 'base')).subarray(4, 20), LIST_JSON_ROWS.fingerprint, 'no renderer\'s mark on its base');
+    keyOnly.put(recs[0]!); // a row it cannot render ('{}'), under no renderer's fingerprint
+    const v = vaultAt(h, NOKC);
+    for (const r of recs.slice(1)) v.put(r);
+    const truth = vaultAt(h, NOKC).list();
+    assert.equal(truth.length, 40);
+    assert.equal(await listJson(h, '--all'), expected(truth));
+    assert.equal(await listJson(h, '--all', '--limit', '3'), expected(truth.slice(-3)));
+    assert.deepEqual(readFileSync(join(x, 'base')).subarray(4, 20), LIST_JSON_ROWS.fingerprint, 'rebuilt with this version\'s rows');
   });
 
   test('a bulk insert killed (SIGKILL) between linking a batch and its listing frame: one intent covers the batch, list shows it, the next writer folds it in', async () => {
