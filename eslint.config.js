@@ -1,25 +1,11 @@
 // ESLint (flat config) with typescript-eslint. Type-aware rules are limited to the promise
-// rules that catch real bugs in a CLI that must never drop an in-flight request; the layering
-// rules mirror scripts/check-architecture.mjs so an editor shows them while typing (the checker
-// stays the authority: it also sees cycles and the --help import closure).
+// rules that catch real bugs in a CLI that must never drop an in-flight request. The layering is
+// scripts/check-architecture.mjs's alone; the one import rule here flags a heavy module imported
+// straight into the --help path while typing (the checker follows that path transitively).
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-
-const pureLayerImports = {
-  paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'process', 'node:process', 'child_process', 'node:child_process'].map((name) => ({
-    name,
-    message: 'tasks/ and protocol/ do no I/O: pass what they need in.',
-  })),
-  patterns: [
-    {
-      group: ['**/cli/*', '**/output/*', '**/vault/*', '**/app/*', '**/connection/*', '**/prompts/*', '**/fs/*', '**/servers/*', '**/session/*', '**/demo/*'],
-      message: 'tasks/ and protocol/ import only each other (and errors.ts).',
-    },
-    { group: ['chalk', 'ora', '@inquirer/*', 'commander', 'conf'], message: 'no terminal or CLI library in a pure layer.' },
-  ],
-};
 
 export default defineConfig(
   { ignores: ['build/', 'node_modules/', 'test/fixtures/'] },
@@ -43,13 +29,7 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },
-  {
-    files: ['src/tasks/**/*.ts', 'src/protocol/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', pureLayerImports],
-      'no-restricted-globals': ['error', { name: 'process', message: 'tasks/ and protocol/ take env, clock and streams as arguments.' }],
-    },
-  },
+  // Layer order, purity of tasks/ and protocol/ and the process global: scripts/check-architecture.mjs.
   {
     // The --help path (check:architecture follows it transitively; this flags the direct case).
     files: ['src/bin.ts', 'src/main.ts', 'src/context.ts', 'src/cli/program.ts'],

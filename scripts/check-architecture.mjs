@@ -1,18 +1,74 @@
 #!/usr/bin/env node
 // check:architecture — the layering rules, read from the real import graph with the TypeScript
-// compiler API (parsed and resolved as tsc resolves them), not from regexes over the text.
+// compiler API (parsed and resolved as tsc resolves them), not from regexes over the text. It is
+// the one owner of the layer order: no lint rule or test repeats it.
 //
 //   node scripts/check-architecture.mjs [--root <dir>]
 //
 // <dir> (default: the project) holds src/. Exit 0 when every rule holds, 1 with one line per
-// violation otherwise. test/fixtures/architecture/<rule>/ are small trees that each break one rule;
-// test/architecture.test.ts runs this script on them and on the real tree.
+// violation otherwise. test/fixtures/architecture/<rule>[-<case>]/ are small trees that each break
+// one rule; test/architecture.test.ts runs this script on them and on the real tree.
+//
+// The floors, top first. A file imports only from its own unit (a directory under src/, or a file
+// at its root), from floors below its own, or sideways along an edge SIDEWAYS names. Every import
+// counts: static, type-only (a type still ties the design) and import() (loaded late, still a
+// dependency). A unit on no floor is a violation: a new directory is placed here first.
+//
+//   entry     bin.ts main.ts build-context.ts   the process edge: bin.ts answers --help and loads
+//                                               main.ts, which builds the Context (build-context.ts
+//                                               picks the real prompter, home, invocation) and runs
+//                                               one command
+//   cli       cli/                              commander: flags → typed options → one use case
+//   app       app/                              the use cases; they return outcomes, never print
+//   session   session/                          the task-session seam: hides generation, transport
+//   adapters  connection/ output/ prompts/      the wire client, the one presenter (and the
+//             demo/                             Outcome types it renders), questions for a person;
+//                                               demo/ is a program of its own that cli/ starts
+//   stores    vault/ servers/                   what is kept on disk: task records, named servers
+//   core      tasks/ protocol/ fs/ context.ts   pure lifecycle, the wire format, atomic files and
+//                                               process facts, the Context's shapes (no builder)
+//   leaves    errors.ts home.ts invocation.ts   small facts everyone may read: the exit-code table,
+//             version.ts package-root.ts        the home directory, how the user invoked us, the
+//             open-url.ts bundle-resolve.ts     version, the browser opener, the bundle's resolver
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 // ---------------------------------------------------------------- the rules' parameters
+
+export const FLOORS = [
+  { name: 'entry', units: ['bin.ts', 'main.ts', 'build-context.ts'] },
+  { name: 'cli', units: ['cli/'] },
+  { name: 'app', units: ['app/'] },
+  { name: 'session', units: ['session/'] },
+  { name: 'adapters', units: ['connection/', 'output/', 'prompts/', 'demo/'] },
+  { name: 'stores', units: ['vault/', 'servers/'] },
+  { name: 'core', units: ['tasks/', 'protocol/', 'fs/', 'context.ts'] },
+  { name: 'leaves', units: ['errors.ts', 'home.ts', 'invocation.ts', 'version.ts', 'package-root.ts', 'open-url.ts', 'bundle-resolve.ts'] },
+];
+
+/** The imports allowed between two units of one floor, each with its reason. Anything else on a floor is independent. */
+const SIDEWAYS = [
+  ['bin.ts', 'main.ts', 'bin.ts answers --help alone, then loads main.ts'],
+  ['main.ts', 'build-context.ts', 'main.ts builds the Context once'],
+  ['prompts/', 'output/', 'prompts draw server text through the one sanitizer'],
+  ['vault/', 'servers/', 'a record names the server it was made on'],
+  ['tasks/', 'protocol/', 'the lifecycle reads the wire constants and errors'],
+  ['protocol/', 'tasks/', 'the wire codec produces the lifecycle snapshot'],
+  ['version.ts', 'package-root.ts', 'the version is read from package.json'],
+];
+
+/**
+ * The session seam: commands and use cases reach the wire and the transports through session/
+ * alone (a floor may otherwise skip the floors between). Naming wire errors (app/remote-error.ts)
+ * and local typed failures (app/local-error.ts) is the exception, and sign-in (connection/oauth-*),
+ * which is about the server's door, not a task.
+ */
+const SEAM_CLIENTS = ['cli/commands/', 'app/'];
+const SEAM_HIDDEN = ['protocol/', 'connection/'];
+const SEAM_EXEMPT_FILES = ['app/remote-error.ts', 'app/local-error.ts'];
+const SEAM_EXEMPT_TARGETS = /^connection\/oauth-/;
 
 /** Layers that must stay pure: lifecycle logic and the wire format. */
 const PURE_DIRS = ['tasks', 'protocol'];
@@ -181,6 +237,44 @@ export function buildGraph(root) {
 const dirOf = (rel) => (rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '');
 const under = (rel, prefixes) => prefixes.some((p) => (p.endsWith('/') ? rel.startsWith(p) : rel === p));
 
+const unitOf = (rel) => (rel.includes('/') ? rel.slice(0, rel.indexOf('/') + 1) : rel);
+const floorIndex = new Map(FLOORS.flatMap((f, i) => f.units.map((u) => [u, i])));
+const sidewaysAllowed = new Set(SIDEWAYS.map(([from, to]) => `${from} ${to}`));
+
+function ruleFloors(graph) {
+  const out = [];
+  const unplaced = new Set();
+  for (const n of graph.values()) {
+    const from = unitOf(n.rel);
+    if (!floorIndex.has(from)) {
+      if (!unplaced.has(from)) out.push(`${from} is on no floor (place it in FLOORS in scripts/check-architecture.mjs)`);
+      unplaced.add(from);
+      continue;
+    }
+    for (const imp of n.imports) {
+      if (!imp.target) continue;
+      const to = unitOf(imp.target);
+      if (to === from || !floorIndex.has(to)) continue; // its own unit; an unplaced one is reported once, above
+      const [a, b] = [floorIndex.get(from), floorIndex.get(to)];
+      const how = imp.kind === 'static' ? 'imports' : imp.kind === 'type' ? 'imports (type-only)' : 'loads (import())';
+      if (b < a) out.push(`${n.rel}:${imp.line} ${how} ${imp.target}: ${FLOORS[a].name} (${from}) is below ${FLOORS[b].name} (${to})`);
+      else if (b === a && !sidewaysAllowed.has(`${from} ${to}`)) out.push(`${n.rel}:${imp.line} ${how} ${imp.target}: ${from} and ${to} share the ${FLOORS[a].name} floor and stay independent (SIDEWAYS lists the exceptions)`);
+    }
+  }
+  return out;
+}
+
+function ruleSeam(graph) {
+  const out = [];
+  for (const n of graph.values()) {
+    if (!under(n.rel, SEAM_CLIENTS) || SEAM_EXEMPT_FILES.includes(n.rel)) continue;
+    for (const imp of n.imports) {
+      if (imp.target && under(imp.target, SEAM_HIDDEN) && !SEAM_EXEMPT_TARGETS.test(imp.target)) out.push(`${n.rel}:${imp.line} imports ${imp.target} around the session seam (go through session/)`);
+    }
+  }
+  return out;
+}
+
 function rulePurity(graph) {
   const out = [];
   for (const n of graph.values()) {
@@ -188,7 +282,7 @@ function rulePurity(graph) {
     for (const imp of n.imports) {
       if (imp.external && PURE_FORBIDDEN_MODULES.test(imp.external)) out.push(`${n.rel}:${imp.line} imports ${imp.external} (tasks/ and protocol/ do no I/O)`);
       else if (imp.external && PURE_FORBIDDEN_PACKAGES.test(imp.external)) out.push(`${n.rel}:${imp.line} imports ${imp.external} (a terminal/CLI library in a pure layer)`);
-      else if (imp.target && !under(imp.target, PURE_ALLOWED_TARGETS)) out.push(`${n.rel}:${imp.line} imports ${imp.target} (${dirOf(imp.target) || imp.target} is above tasks/ and protocol/)`);
+      else if (imp.target && !under(imp.target, PURE_ALLOWED_TARGETS)) out.push(`${n.rel}:${imp.line} imports ${imp.target} (tasks/ and protocol/ import only each other and errors.ts)`);
       else if (imp.spec === '<computed>') out.push(`${n.rel}:${imp.line} has a computed import() (cannot be checked)`);
     }
     for (const line of n.processUses) out.push(`${n.rel}:${line} uses the process global (pass what it needs in: env, clock, streams)`);
@@ -196,7 +290,12 @@ function rulePurity(graph) {
   return out;
 }
 
-/** Tarjan's strongly connected components over the run-time (static, non-type) edges. */
+/**
+ * Tarjan's strongly connected components over the static edges, type-only ones included: a type
+ * cycle is erased at run time but still ties the files' design together. import() edges are left
+ * out: a late load is how a cycle-free start-up path reaches a module that comes back (the floors
+ * rule still orders them).
+ */
 function ruleCycles(graph) {
   const index = new Map();
   const low = new Map();
@@ -204,7 +303,7 @@ function ruleCycles(graph) {
   const stack = [];
   const sccs = [];
   let i = 0;
-  const edges = (rel) => [...new Set(graph.get(rel).imports.filter((e) => e.kind === 'static' && e.target && graph.has(e.target)).map((e) => e.target))];
+  const edges = (rel) => [...new Set(graph.get(rel).imports.filter((e) => e.kind !== 'dynamic' && e.target && graph.has(e.target)).map((e) => e.target))];
   const strong = (v) => {
     index.set(v, i);
     low.set(v, i);
@@ -260,7 +359,8 @@ function ruleCliError(graph) {
   for (const n of graph.values()) {
     if (under(n.rel, CLI_ERROR_ALLOWED)) continue;
     for (const imp of n.imports) {
-      if (imp.target !== 'errors.ts') continue;
+      // Holding one decided above (a type) is not deciding it.
+      if (imp.target !== 'errors.ts' || imp.kind === 'type') continue;
       const used = imp.names.filter((x) => CLI_ERROR_NAMES.has(x));
       if (used.length) out.push(`${n.rel}:${imp.line} uses ${used.join(', ')} from errors.ts (below app/: throw a typed error and let app/ name the next step)`);
     }
@@ -326,6 +426,8 @@ function ruleResolvable(graph) {
 }
 
 export const RULES = {
+  floors: ruleFloors,
+  seam: ruleSeam,
   purity: rulePurity,
   cycles: ruleCycles,
   'cli-error': ruleCliError,

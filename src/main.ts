@@ -1,7 +1,8 @@
 // Builds the program, runs it, and reports what a command threw: its message through the
 // presenter, its exit code from exitCodeOf (app/exit-code.ts, the one exit-code decision).
 import { CommanderError, type Command } from 'commander';
-import { buildContext, colorLevel, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
+import { colorLevel, wantsColor, type Context, type GlobalOptions, type ProcessIO } from './context.js';
+import { buildContext } from './build-context.js';
 import { CliError, ExitCode, usageError } from './errors.js';
 import { buildProgram, onlyGlobalOptions } from './cli/program.js';
 import { VERSION } from './version.js';

@@ -3,11 +3,66 @@
 import { CliError, ExitCode, type ExitCodeValue } from '../errors.js';
 import { combineExitCodes, exitCodeForEnd, exitCodeForSnapshot, resolutionExitCode } from '../tasks/outcome.js';
 import { isTerminalStatus } from '../session/task-session.js';
-import type { Outcome } from './outcomes.js';
+import type { Outcome, TaskReport } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 
-const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resolved-record', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed', 'tasks-listed', 'vault-checked']);
-const isOutcome = (x: unknown): x is Outcome => typeof x === 'object' && x !== null && !(x instanceof Error) && OUTCOME_KINDS.has((x as { kind?: string }).kind ?? '');
+type Rule<K extends Outcome['kind']> = (o: Extract<Outcome, { kind: K }>) => ExitCodeValue;
+const ok = (): ExitCodeValue => ExitCode.Ok;
+
+function taskReportCode(o: TaskReport): ExitCodeValue {
+  const end = o.end;
+  if (end.kind === 'observed') {
+    if (isTerminalStatus(end.snapshot.status)) return exitCodeForSnapshot(end.snapshot);
+    return end.stillPending?.length ? ExitCode.NeedsInput : ExitCode.Ok;
+  }
+  if (end.kind === 'stored-terminal') return exitCodeForSnapshot(end.snapshot);
+  // Another principal's task: signing in as that one is the way on (never lost, exit 6).
+  if (end.kind === 'not-visible') return ExitCode.AuthRefused;
+  return exitCodeForEnd(end);
+}
+
+/**
+ * Every outcome kind's exit code, keyed by the Outcome union itself: a new kind without a rule
+ * here is a compile error, never a silent exit 1 (docs/reference.md's table lists the codes).
+ */
+export const OUTCOME_EXIT: { readonly [K in Outcome['kind']]: Rule<K> } = {
+  task: taskReportCode,
+  'cancel-not-sent': (o) => exitCodeForSnapshot(o.snapshot),
+  // A task that had already ended exits with its end's code, as without --force.
+  'cancel-requested': (o) => (o.ended ? exitCodeForSnapshot(o.ended.snapshot) : ExitCode.Ok),
+  // Damage found and left as it is: 9. Repaired (or nothing found): 0.
+  'vault-checked': (o) => (o.findings.length > 0 && !o.repaired ? ExitCode.VaultError : ExitCode.Ok),
+  detached: ok,
+  'answer-template': ok,
+  'task-failure': (o) => o.error.exitCode,
+  many: (o) => combineExitCodes(o.reports.map(exitCodeOf)),
+  'direct-result': (o) => (o.result.isError === true ? ExitCode.ToolError : ExitCode.Ok),
+  'input-before-task': () => ExitCode.NeedsInput,
+  'in-doubt': () => ExitCode.InDoubt,
+  'in-doubt-list': (o) => (o.records.length ? ExitCode.InDoubt : ExitCode.Ok),
+  'in-doubt-record': () => ExitCode.InDoubt,
+  'resubmit-declined': () => ExitCode.InDoubt,
+  'resolved-record': (o) => resolutionExitCode(o.record.resolution?.outcome),
+  resolved: ok,
+  'record-shown': ok,
+  pruned: ok,
+  exported: ok,
+  'records-imported': ok,
+  'server-added': ok,
+  'servers-listed': ok,
+  'server-shown': ok,
+  'server-removed': ok,
+  'server-checked': ok,
+  'tools-listed': ok,
+  'signed-in': ok,
+  'signed-out': ok,
+  'remote-tasks-listed': ok,
+  'tasks-listed': ok,
+  // Nothing imported and something refused: the file was not what was meant.
+  'servers-imported': (o) => (o.skipped.length && !o.imported.length ? ExitCode.Usage : ExitCode.Ok),
+};
+
+const isOutcome = (x: unknown): x is Outcome => typeof x === 'object' && x !== null && !(x instanceof Error) && Object.hasOwn(OUTCOME_EXIT, (x as { kind?: unknown }).kind as PropertyKey);
 
 /** An outcome's code, or a thrown error's: a typed failure's own code, anything unexpected 1. */
 export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
@@ -15,65 +70,5 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
     const err = toCliError(outcome) ?? outcome;
     return err instanceof CliError ? err.exitCode : ExitCode.Usage;
   }
-  const o = outcome;
-  switch (o.kind) {
-    case 'task': {
-      const end = o.end;
-      if (end.kind === 'observed') {
-        if (isTerminalStatus(end.snapshot.status)) return exitCodeForSnapshot(end.snapshot);
-        return end.stillPending?.length ? ExitCode.NeedsInput : ExitCode.Ok;
-      }
-      if (end.kind === 'stored-terminal') return exitCodeForSnapshot(end.snapshot);
-      // Another principal's task: signing in as that one is the way on (never lost, exit 6).
-      if (end.kind === 'not-visible') return ExitCode.AuthRefused;
-      return exitCodeForEnd(end);
-    }
-    case 'cancel-not-sent':
-      return exitCodeForSnapshot(o.snapshot);
-    case 'vault-checked':
-      // Damage found and left as it is: 9. Repaired (or nothing found): 0.
-      return o.findings.length > 0 && !o.repaired ? ExitCode.VaultError : ExitCode.Ok;
-    case 'cancel-requested':
-      // A task that had already ended exits with its end's code, as without --force.
-      return o.ended ? exitCodeForSnapshot(o.ended.snapshot) : ExitCode.Ok;
-    case 'detached':
-    case 'answer-template':
-      return ExitCode.Ok;
-    case 'task-failure':
-      return o.error.exitCode;
-    case 'many':
-      return combineExitCodes(o.reports.map(exitCodeOf));
-    case 'direct-result':
-      return o.result.isError === true ? ExitCode.ToolError : ExitCode.Ok;
-    case 'input-before-task':
-      return ExitCode.NeedsInput;
-    case 'in-doubt':
-      return ExitCode.InDoubt;
-    case 'in-doubt-list':
-      return o.records.length ? ExitCode.InDoubt : ExitCode.Ok;
-    case 'in-doubt-record':
-    case 'resubmit-declined':
-      return ExitCode.InDoubt;
-    case 'resolved-record':
-      return resolutionExitCode(o.record.resolution?.outcome);
-    case 'resolved':
-    case 'record-shown':
-    case 'pruned':
-    case 'exported':
-    case 'records-imported':
-    case 'server-added':
-    case 'servers-listed':
-    case 'server-shown':
-    case 'server-removed':
-    case 'server-checked':
-    case 'tools-listed':
-    case 'signed-in':
-    case 'signed-out':
-    case 'remote-tasks-listed':
-    case 'tasks-listed':
-      return ExitCode.Ok;
-    case 'servers-imported':
-      // Nothing imported and something refused: the file was not what was meant.
-      return o.skipped.length && !o.imported.length ? ExitCode.Usage : ExitCode.Ok;
-  }
+  return (OUTCOME_EXIT[outcome.kind] as (o: Outcome) => ExitCodeValue)(outcome);
 }

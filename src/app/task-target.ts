@@ -8,21 +8,15 @@ import { inDoubtOn, ResolvedRecordError } from './in-doubt.js';
 export { ResolvedRecordError };
 import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, type ServerEntry } from '../servers/server-entry.js';
 import { ServerStore } from '../servers/server-store.js';
-import { Vault } from '../vault/vault.js';
 import type { HandleStore } from '../vault/handle-store.js';
-import { openHandleStore } from '../vault/open-store.js';
+import { openLocalVault, openVault } from './open-vault.js';
+export { openLocalVault, openVault };
 import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { shellQuote } from '../invocation.js';
 import type { ServerIdentity } from '../servers/server-entry.js';
-
-export interface TaskTarget {
-  record: VaultRecord;
-  /** False for a taskId inspected with --server and not saved: nothing is written to the vault. */
-  persisted: boolean;
-  entry: ServerEntry;
-  taskId: string;
-}
+import type { TaskTarget } from '../output/outcomes.js';
+export type { TaskTarget };
 
 export interface TargetOptions {
   server?: string;
@@ -52,16 +46,6 @@ function serverNotHere(rec: VaultRecord, known: string[]): CliError {
     ? `Add it where the task was created: \`${add}\`, then \`mcp-tasks get ${typeableRef(rec)}\`.${others}`
     : `Add it as it was configured where the task was created (${describeIdentity(rec.server.identity)}): mcp-tasks server add ${rec.server.name} -- followed by that command.${others}`;
   return new CliError('not-found', `no server named "${rec.server.name}" (this task was created on ${describeIdentity(rec.server.identity)})`, next);
-}
-
-/** The local file vault itself (`vault check` inspects its files, whichever store commands use). */
-export function openLocalVault(ctx: Context): Vault {
-  return new Vault(ctx.home, ctx.env, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
-}
-
-/** The handle store this command works on: the local file vault, or the team store MCP_TASKS_STORE names. */
-export function openVault(ctx: Context): HandleStore {
-  return openHandleStore(ctx.home, ctx.env, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
 }
 
 /** The auth context a record keeps: the kind, and the credential values in use right now. */

@@ -7,7 +7,6 @@ import type { Context } from '../context.js';
 import { isTerminalStatus } from '../session/task-session.js';
 import { isUnknownTaskError, lostReasonOf, type TaskSession } from '../session/task-session.js';
 import { openSession } from '../session/open-session.js';
-import type { WatchEnd } from '../tasks/outcome.js';
 import { snapshotChanged, type TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { HandleStore } from '../vault/handle-store.js';
 import { sanitize, shortTaskId } from '../output/sanitize.js';
@@ -16,22 +15,11 @@ import { CliError, usageError } from '../errors.js';
 import { toCliError } from './remote-error.js';
 import { refFor } from '../output/present.js';
 import { reconnectEnv, resolveTarget, type TargetOptions, type TaskTarget } from './task-target.js';
-import { report, type Outcome, type TaskFailure, type TaskReport } from './outcomes.js';
-import { comparePrincipals, OtherPrincipalError, type Principal } from '../tasks/principal.js';
+import { report, type Outcome, type TaskEnd, type TaskFailure, type TaskReport } from './outcomes.js';
+export type { TaskEnd };
+import { comparePrincipals, OtherPrincipalError } from '../tasks/principal.js';
 
 export const UNKNOWN_TASK_REASON = 'the server no longer knows this task (unknown or expired taskId)';
-
-/** How a task-bearing command ended: what lifecycle logic saw, or the terminal state the vault holds. */
-/** stored-terminal: the vault's terminal state, because the server forgot the task or (`unreachable`) cannot be reached. */
-/**
- * not-visible: the task belongs to another principal than the stored sign-in's. `sent` false: its
- * handle was not sent at all; true: the server did not know it under this sign-in, which says
- * nothing about whether it exists (never lost).
- */
-export type TaskEnd =
-  | WatchEnd
-  | { kind: 'stored-terminal'; snapshot: TaskSnapshot; storedAt: string; unreachable?: string }
-  | { kind: 'not-visible'; snapshot?: TaskSnapshot; created: Principal; current?: Principal; sent: boolean };
 
 /** The not-visible end of a task whose handle the sign-in check kept back. */
 function notSent(target: TaskTarget, err: OtherPrincipalError): TaskEnd {

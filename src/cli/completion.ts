@@ -139,8 +139,8 @@ function sourcesFor(ctx: Context, words: string[]): { sources: Sources; load(nee
       if (need.tools) tools.set(need.tools, await quietly(async () => ((await store()).find(need.tools!)?.discovered?.tools ?? []) as Array<{ name: string; inputSchema?: unknown }>, []));
       if (need.refs) {
         refs = await quietly(async () => {
-          const [{ openHandleStore }, { typeableRef }] = await Promise.all([import('../vault/open-store.js'), import('../vault/vault-record.js')]);
-          const records = await openHandleStore(home, ctx.env).query({ listedByDefault: true });
+          const [{ storeAt }, { typeableRef }] = await Promise.all([import('../app/open-vault.js'), import('../vault/vault-record.js')]);
+          const records = await storeAt(home, ctx.env).query({ listedByDefault: true });
           return [...new Set([...records.flatMap((r) => Object.values(r.labels)), ...records.map((r) => typeableRef(r))])];
         }, []);
       }

@@ -1,140 +1,35 @@
 // Connections through the official SDK v2 client: stdio or Streamable HTTP, the 2026-07-28
-// era (with a cached discover result so later calls need no probe). The SDK refuses to send
-// tasks/* itself and rejects task results from callTool, so those go out as raw JSON-RPC
-// messages over the SDK's own transport, with our own ids (the Inspector does the same).
-import type { Client as SdkClient } from '@modelcontextprotocol/client';
-import { InterruptedBeforeSendError, isConnectionFailure, MissingSecretError, PlainHttpRefusedError, RefusedToolError } from './connection-errors.js';
+// era (with a cached discover result so later calls need no probe). The parts: the transport
+// (transport.ts), the handshake (here), raw JSON-RPC requests with our own ids (raw-channel.ts:
+// the SDK refuses to send tasks/*) and the tool list with its header rules (tool-catalog.ts).
+import type { Client as SdkClient, Transport } from '@modelcontextprotocol/client';
+import { isConnectionFailure } from './connection-errors.js';
 import { VaultError } from '../vault/vault-errors.js';
 import {
-  ErrorCode,
   MODERN_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION_ID,
 } from '../protocol/constants.js';
-import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, markNotSent, type PresentedCredential } from '../protocol/remote-errors.js';
+import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, type PresentedCredential } from '../protocol/remote-errors.js';
 import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
-import { abortFanout } from './abort-fanout.js';
-import { isLoopbackUrl, type DiscoveredEra, type ServerEntry } from '../servers/server-entry.js';
-import { paramHeaders, scanHeaderDeclarations, type HeaderDeclaration, type HeaderRule } from '../protocol/tool-headers.js';
-import { retryAfterFetch } from './retry-after.js';
-import { boundedFetch } from './bounded-fetch.js';
-import { nodeHttpFetch } from './node-http-fetch.js';
-import { unsentTrackingFetch } from './unsent-requests.js';
+import type { ServerEntry } from '../servers/server-entry.js';
+import { openTransport, type WireWatch } from './transport.js';
+import { RawChannel } from './raw-channel.js';
+import { ToolCatalog } from './tool-catalog.js';
 import { VERSION } from '../version.js';
+export { refusedToolError } from './tool-catalog.js';
 
 export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
 
-export interface ToolInfo {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
-  /** 2025-11-25: whether tools/call may (optional), must (required) or must not (forbidden) ask for a task. */
-  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
-}
+import type { ToolInfo } from '../protocol/task-wire.js';
+export type { ToolInfo };
 
-/** A request the server sent us (2025-11-25 input: elicitation/create, sampling/createMessage, roots/list). */
-export interface ServerRequest {
-  id: string | number;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-/** A listed tool mcp-tasks will not call: its `x-mcp-header` declarations break a rule of the spec. */
-export interface RefusedTool {
-  name: string;
-  rule: HeaderRule;
-  reason: string;
-}
-
-export interface Connection {
-  readonly entry: ServerEntry;
-  readonly era: 'modern' | 'legacy';
-  readonly protocolVersion: string;
-  readonly serverInfo?: { name: string; version: string };
-  readonly tasksAdvertised: boolean;
-  /** The 2025-11-25 experimental tasks capability (capabilities.tasks), advertised by legacy servers. */
-  readonly legacyTasksAdvertised: boolean;
-  /** What to cache so the next connection needs no probe. */
-  discovered(): DiscoveredEra;
-  /** One raw JSON-RPC request; resolves with `result`, throws the typed errors of remote-errors.ts. */
-  request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>;
-  /** The callable tools. Over HTTP, tools with invalid `x-mcp-header` declarations are left out (see refusedTools). */
-  listTools(): Promise<ToolInfo[]>;
-  /** Use a tool list read earlier (the server entry's cache) as if just listed: no request. */
-  adoptTools(tools: ToolInfo[]): ToolInfo[];
-  /** Tools the last listTools() left out, with the rule each breaks. */
-  refusedTools(): RefusedTool[];
-  close(): Promise<void>;
-  /** The capabilities the server advertised; undefined on a resumed session (no handshake). */
-  readonly serverCapabilities?: Record<string, unknown>;
-  /** Streamable HTTP on 2025-11-25: the Mcp-Session-Id the server assigned, or the resumed one. */
-  sessionId(): string | undefined;
-  /** Offer server→client requests to `handler` before the SDK's dispatcher; it returns true when it took one. */
-  interceptServerRequests(handler: (request: ServerRequest) => boolean): void;
-  /** Answer a server→client request with a JSON-RPC response. */
-  respond(id: string | number, outcome: { result: unknown } | { error: { code: number; message: string } }): Promise<void>;
-  /** Open the standalone GET stream where a resumed session has none yet (servers may send input there). */
-  openStandaloneStream(): Promise<void>;
-  /** Streamable HTTP: end the session on the server (the SDK transport's DELETE with Mcp-Session-Id); a no-op without one. */
-  terminateSession(): Promise<void>;
-}
-
-export interface ConnectOptions {
-  env: NodeJS.ProcessEnv;
-  timeoutMs?: number;
-  /** Extra capabilities declared besides the tasks extension (elicitation, sampling, roots). */
-  capabilities?: Record<string, unknown>;
-  /** Ignore the cached discover result and probe the server afresh (`server check`). */
-  fresh?: boolean;
-  /** stdio child's stderr lines (diagnostics; may contain anything the server prints). */
-  onServerStderr?: (line: string) => void;
-  debug?: (line: string) => void;
-  /** A server with a stored sign-in: the OAuth transport (connection/oauth-provider.ts). */
-  httpTransport?: import('./oauth-provider.js').HttpTransportFactory;
-  /** Rejoin a 2025-11-25 HTTP session (kept in the vault record) instead of starting a new one. */
-  resume?: { protocolVersion: string; sessionId?: string };
-}
+import type { Connection, ConnectOptions, RefusedTool, ServerRequest } from './connection-types.js';
+export type { Connection, ConnectOptions, RefusedTool, ServerRequest };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** Resolve `env:VAR` header values at connect time so no secret is stored in config. */
-function resolveHeaders(entry: ServerEntry, env: NodeJS.ProcessEnv): Record<string, string> {
-  if (entry.transport !== 'http') return {};
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(entry.headers ?? {})) {
-    if (v.startsWith('env:')) {
-      const name = v.slice(4);
-      const value = env[name];
-      if (value === undefined || value === '') {
-        throw new MissingSecretError(entry.name, name, `header ${k} of server "${entry.name}" reads $${name}, which is not set`);
-      }
-      out[k] = value;
-    } else out[k] = v;
-  }
-  return out;
-}
-
-function bearerToken(entry: ServerEntry, env: NodeJS.ProcessEnv): string | undefined {
-  if (entry.transport !== 'http' || !entry.bearerEnv) return undefined;
-  const token = env[entry.bearerEnv];
-  if (!token) {
-    throw new MissingSecretError(entry.name, entry.bearerEnv, `server "${entry.name}" takes its bearer token from $${entry.bearerEnv}, which is not set`);
-  }
-  return token;
-}
-
-/** What the entry's requests carry to authenticate them (a refusal's next step names it). */
-function presentedCredential(entry: ServerEntry, opts: ConnectOptions): PresentedCredential {
-  if (entry.transport !== 'http') return { kind: 'none' };
-  if (entry.bearerEnv) return { kind: 'bearer', variable: entry.bearerEnv };
-  if (opts.httpTransport) return { kind: 'sign-in' };
-  if (Object.values(entry.headers ?? {}).some((v) => v.startsWith('env:'))) return { kind: 'env-headers' };
-  return { kind: 'none' };
-}
 
 /** Map whatever the SDK or the platform threw onto our typed errors. */
 export function normalizeError(err: unknown, method: string, sdk: typeof import('@modelcontextprotocol/client'), credential?: PresentedCredential): Error {
@@ -192,345 +87,119 @@ export function normalizeError(err: unknown, method: string, sdk: typeof import(
   return err instanceof Error ? err : new Error(String(err));
 }
 
+type Sdk = typeof import('@modelcontextprotocol/client');
+
+/** What the entry's requests carry to authenticate them (a refusal's next step names it). */
+function presentedCredential(entry: ServerEntry, opts: ConnectOptions): PresentedCredential {
+  if (entry.transport !== 'http') return { kind: 'none' };
+  if (entry.bearerEnv) return { kind: 'bearer', variable: entry.bearerEnv };
+  if (opts.httpTransport) return { kind: 'sign-in' };
+  if (Object.values(entry.headers ?? {}).some((v) => v.startsWith('env:'))) return { kind: 'env-headers' };
+  return { kind: 'none' };
+}
+
+/** What one handshake says about the server: the era, the version and what it advertises. */
+interface Handshake {
+  era: 'modern' | 'legacy';
+  protocolVersion: string;
+  caps: { extensions?: Record<string, unknown>; tasks?: unknown } | undefined;
+  tasksAdvertised: boolean;
+  legacyTasksAdvertised: boolean;
+  discover: Record<string, unknown> | undefined;
+  serverInfo: { name: string; version: string } | undefined;
+}
+
 export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise<Connection> {
   const sdk = await import('@modelcontextprotocol/client');
-  const { Client, StreamableHTTPClientTransport } = sdk;
   const credential = presentedCredential(entry, opts);
   // Everything the client can answer is declared: a compliant server asks only for what is declared.
   const capabilities = { ...DECLARED_CLIENT_CAPABILITIES, ...(opts.capabilities ?? {}), extensions: { [TASKS_EXTENSION_ID]: {} } };
-  const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const cached = opts.fresh ? undefined : entry.discovered;
-  // Set once the raw-request table exists: an answer past a size bound fails its request at once.
-  const requestFaults: { fail?: (id: string | undefined, err: Error) => void } = {};
-  // Ids of JSON-RPC requests that failed before a byte of them was written (unsent-requests.ts).
-  const unsent = new Set<string>();
-  // A fresh client and transport per attempt: server/discover creates nothing, so a probe that
-  // failed in transit (a server too busy to answer in time) is tried once more on a new one.
-  const openClient = async (): Promise<SdkClient> => {
-    const client: SdkClient = new Client(CLIENT_INFO, {
-      capabilities,
-      versionNegotiation: { mode: 'auto' },
-    });
-    client.onerror = (e) => opts.debug?.(`sdk: ${e.message}`);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // The raw-request table exists only after the handshake; the fetch reports to it from the start.
+  const table: { channel?: RawChannel } = {};
+  const wire: WireWatch = { unsent: new Set(), oversized: (id, err) => table.channel?.fail(id, err) };
+  const client = await openClientRetrying(sdk, entry, opts, capabilities, timeoutMs, wire, credential);
+  const hs = handshakeOf(client, entry, opts);
+  const envelope = hs.era === 'modern' ? { [META_PROTOCOL_VERSION]: hs.protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities } : {};
+  const channel = (table.channel = new RawChannel(client.transport!, { envelope, timeoutMs, unsent: wire.unsent, debug: opts.debug, normalize: (err, method) => normalizeError(err, method, sdk, credential) }));
+  const tools = new ToolCatalog(entry.name, entry.transport === 'http', channel, opts.debug);
+  return connectionOf(sdk, entry, opts, client, hs, channel, tools, credential);
+}
 
-    let transport;
-    let stderrTail: string[] = [];
-    if (entry.transport === 'http') {
-      const url = new URL(entry.url);
-      if (url.protocol === 'http:' && !isLoopbackUrl(url) && !entry.allowHttp) {
-        throw new PlainHttpRefusedError(url.host, `refusing plain http:// to ${url.host}: tokens and task handles would cross the network unencrypted`);
-      }
-      const headers = resolveHeaders(entry, opts.env);
-      const token = bearerToken(entry, opts.env);
-      // HTTP 429 becomes a typed back-off (Retry-After) instead of an opaque HTTP error; every
-      // answer is read within size bounds (bounded-fetch.ts).
-      const fetch = retryAfterFetch(entry.name, boundedFetch(entry.name, unsentTrackingFetch(nodeHttpFetch, unsent), (id, err) => requestFaults.fail?.(id, err)));
-      const resumeSession = opts.resume?.sessionId ? { sessionId: opts.resume.sessionId, protocolVersion: opts.resume.protocolVersion } : {};
-      transport = opts.httpTransport && !token
-        ? opts.httpTransport(url, { ...resumeSession, requestInit: { headers }, fetch })
-        : new StreamableHTTPClientTransport(url, {
-          ...resumeSession,
-          requestInit: { headers },
-          fetch,
-          ...(token ? { authProvider: { token: async () => token } } : {}),
-        });
-    } else {
-      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-      // A subclass probes the era in place: the SDK would otherwise spawn the server twice.
-      class InPlaceStdioTransport extends StdioClientTransport {}
-      const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(entry.env ?? {})) {
-        const value = v === '' ? opts.env[k] : v;
-        if (value !== undefined) env[k] = value;
-      }
-      // Our own demo server needs the caller's home override to find its store.
-      if (entry.builtin === 'demo' && opts.env.MCP_TASKS_HOME) env.MCP_TASKS_HOME = opts.env.MCP_TASKS_HOME;
-      const stdio = new InPlaceStdioTransport({ command: entry.command, args: entry.args, env, ...(entry.cwd ? { cwd: entry.cwd } : {}), stderr: 'pipe' });
-      let partial = '';
-      stdio.stderr?.on('data', (d: Buffer) => {
-        partial += d.toString('utf8');
-        const lines = partial.split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          stderrTail = [...stderrTail.slice(-4), line];
-          opts.onServerStderr?.(line);
-        }
-      });
-      transport = stdio;
-    }
-
-    try {
-      if (opts.resume?.sessionId && entry.transport === 'http') {
-        // A preset session id makes the SDK skip initialize: the server already knows this client.
-        await client.connect(transport, { timeout, prior: { kind: 'legacy' } });
-      } else if (cached?.era === 'modern' && cached.discover) {
-        await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });
-      } else {
-        await client.connect(transport, { timeout });
-      }
-    } catch (err) {
-      await client.close().catch(() => {});
-      const e = normalizeError(err, 'server/discover', sdk, credential);
-      if (e instanceof TransportError && stderrTail.length) {
-        throw new TransportError(`${e.message}; the server printed: ${stderrTail.join(' | ').slice(0, 300)}`, err, e.requestMayHaveArrived);
-      }
-      throw e;
-    }
-    return client;
-  };
-  let client: SdkClient;
+/** server/discover creates nothing, so a probe that failed in transit (a server too busy to answer in time) is tried once more on a new client. */
+async function openClientRetrying(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, capabilities: Record<string, unknown>, timeoutMs: number, wire: WireWatch, credential: PresentedCredential): Promise<SdkClient> {
   try {
-    client = await openClient();
+    return await openClient(sdk, entry, opts, capabilities, timeoutMs, wire, credential);
   } catch (err) {
     if (!(entry.transport === 'http' && err instanceof TransportError && err.requestMayHaveArrived)) throw err;
     opts.debug?.(`server/discover failed (${err.message}); probing once more on a new connection`);
-    client = await openClient();
+    return openClient(sdk, entry, opts, capabilities, timeoutMs, wire, credential);
   }
+}
 
+/** A fresh client and transport, connected: resumed (2025-11-25 HTTP session), from the cached discover result, or probed. */
+async function openClient(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, capabilities: Record<string, unknown>, timeout: number, wire: WireWatch, credential: PresentedCredential): Promise<SdkClient> {
+  const client: SdkClient = new sdk.Client(CLIENT_INFO, { capabilities, versionNegotiation: { mode: 'auto' } });
+  client.onerror = (e) => opts.debug?.(`sdk: ${e.message}`);
+  const { transport, stderrTail } = await openTransport(entry, opts, wire);
+  const cached = opts.fresh ? undefined : entry.discovered;
+  try {
+    if (opts.resume?.sessionId && entry.transport === 'http') {
+      // A preset session id makes the SDK skip initialize: the server already knows this client.
+      await client.connect(transport, { timeout, prior: { kind: 'legacy' } });
+    } else if (cached?.era === 'modern' && cached.discover) {
+      await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });
+    } else {
+      await client.connect(transport, { timeout });
+    }
+  } catch (err) {
+    await client.close().catch(() => {});
+    const e = normalizeError(err, 'server/discover', sdk, credential);
+    const tail = stderrTail();
+    if (e instanceof TransportError && tail.length) {
+      throw new TransportError(`${e.message}; the server printed: ${tail.join(' | ').slice(0, 300)}`, err, e.requestMayHaveArrived);
+    }
+    throw e;
+  }
+  return client;
+}
+
+function handshakeOf(client: SdkClient, entry: ServerEntry, opts: ConnectOptions): Handshake {
   const resumed = Boolean(opts.resume?.sessionId && entry.transport === 'http');
   const era = !resumed && client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? (resumed ? opts.resume!.protocolVersion : era === 'modern' ? MODERN_PROTOCOL_VERSION : 'unknown');
-  const caps = client.getServerCapabilities() as { extensions?: Record<string, unknown>; tasks?: unknown } | undefined;
-  const legacyTasksAdvertised = Boolean(caps?.tasks);
-  const tasksAdvertised = Boolean(caps?.extensions && Object.prototype.hasOwnProperty.call(caps.extensions, TASKS_EXTENSION_ID));
+  const caps = client.getServerCapabilities() as Handshake['caps'];
   const discover = era === 'modern' ? (client.getDiscoverResult() as Record<string, unknown> | undefined) : undefined;
   // 2026-07-28 puts serverInfo in the discover result's _meta (where the SDK reads it); some servers
   // still send it as a top-level field. It only names the server for people, so accept either.
   const serverVersion = client.getServerVersion() ?? implementationOf(discover?.serverInfo);
-  const serverInfo = serverVersion ? { name: serverVersion.name, version: serverVersion.version } : undefined;
+  return {
+    era,
+    protocolVersion,
+    caps,
+    legacyTasksAdvertised: Boolean(caps?.tasks),
+    tasksAdvertised: Boolean(caps?.extensions && Object.prototype.hasOwnProperty.call(caps.extensions, TASKS_EXTENSION_ID)),
+    discover,
+    serverInfo: serverVersion ? { name: serverVersion.name, version: serverVersion.version } : undefined,
+  };
+}
 
-  // Raw requests: our own string ids, answered before the SDK's dispatcher sees them.
+/** The Connection over an open client: what the handshake said, raw requests, tools, the HTTP session. */
+function connectionOf(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, client: SdkClient, hs: Handshake, channel: RawChannel, tools: ToolCatalog, credential: PresentedCredential): Connection {
+  const { era, protocolVersion, serverInfo, tasksAdvertised, discover, caps } = hs;
   const t = client.transport!;
-  type Pending = { resolve: (m: Record<string, unknown>) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout };
-  const pending = new Map<string, Pending>();
-  const abandoned = new Set<string>();
-  let serverRequestHandler: ((request: ServerRequest) => boolean) | undefined;
-  const inner = t.onmessage;
-  t.onmessage = (msg, extra) => {
-    const m = msg as { id?: unknown; method?: unknown };
-    if (serverRequestHandler && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-      const params = (msg as { params?: unknown }).params;
-      const request: ServerRequest = { id: m.id, method: m.method, ...(params && typeof params === 'object' ? { params: params as Record<string, unknown> } : {}) };
-      if (serverRequestHandler(request)) return;
-    }
-    if (typeof m.id === 'string' && m.method === undefined) {
-      const p = pending.get(m.id);
-      if (p) {
-        pending.delete(m.id);
-        clearTimeout(p.timer);
-        p.resolve(msg as unknown as Record<string, unknown>);
-        return;
-      }
-      if (abandoned.delete(m.id)) return; // a late answer to a request we gave up on
-    }
-    inner?.(msg, extra);
-  };
-  const innerClose = t.onclose;
-  t.onclose = () => {
-    for (const p of pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new TransportError('the connection closed before an answer came'));
-    }
-    pending.clear();
-    innerClose?.();
-  };
-  requestFaults.fail = (id, err) => {
-    const p = id === undefined ? undefined : pending.get(id);
-    if (!p || id === undefined) return;
-    pending.delete(id);
-    abandoned.add(id);
-    clearTimeout(p.timer);
-    p.reject(err);
-  };
-  let seq = 0;
-  const runId = Math.random().toString(36).slice(2, 8);
-
-  const watchAbort = abortFanout();
-  /** One raw request with its own id; `headers` go on this HTTP request only (Mcp-Param-*). */
-  const send = async (method: string, params: Record<string, unknown>, ro: { timeoutMs?: number; signal?: AbortSignal }, headers?: Record<string, string>, attempt = 0): Promise<unknown> => {
-    const id = `mcp-tasks-${runId}-${++seq}`;
-    const envelope =
-      era === 'modern'
-        ? { [META_PROTOCOL_VERSION]: protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities }
-        : {};
-    const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: { ...envelope, ...((params._meta as object) ?? {}) } } };
-    // Interrupted before it went out (Ctrl-C while connecting): nothing is sent, nothing to recover.
-    if (ro.signal?.aborted) {
-      throw markNotSent(new InterruptedBeforeSendError(method, `interrupted before ${method} was sent; nothing was sent`));
-    }
-    const requestTimeout = ro.timeoutMs ?? timeout;
-    const sentAt = Date.now();
-    opts.debug?.(`→ ${method}`);
-    const ac = new AbortController();
-    let response: Record<string, unknown>;
-    // Removed when the request settles: a watch sends thousands of requests under one signal, and
-    // concurrent polls share one listener on it (abortFanout).
-    let unwatch: (() => void) | undefined;
-    try {
-      response = await new Promise<Record<string, unknown>>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          abandoned.add(id);
-          ac.abort();
-          reject(new TransportError(`no answer to ${method} within ${Math.round(requestTimeout / 1000)} s`));
-        }, requestTimeout);
-        pending.set(id, { resolve, reject, timer });
-        unwatch = watchAbort(ro.signal, () => {
-          if (!pending.delete(id)) return;
-          clearTimeout(timer);
-          abandoned.add(id);
-          ac.abort();
-          reject(new TransportError(`${method} interrupted`));
-        });
-        // An answer stream that ends without the answer fails the request now, not at the timeout.
-        const onRequestStreamEnd = () => {
-          if (!pending.delete(id)) return;
-          clearTimeout(timer);
-          abandoned.add(id);
-          reject(new TransportError(`the answer stream to ${method} ended before the answer came`));
-        };
-        t.send(message as never, { requestSignal: ac.signal, onRequestStreamEnd, ...(headers ? { headers } : {}) } as never).catch((e: unknown) => {
-          if (!pending.delete(id)) return;
-          clearTimeout(timer);
-          reject(e);
-        });
-      });
-    } catch (err) {
-      unwatch?.();
-      const e = normalizeError(err, method, sdk, credential);
-      // Not a byte of it was written (the connection failed first): it cannot have created
-      // anything. Once more, on a new connection; failing again, it is "not sent", never in doubt.
-      if (unsent.delete(id)) {
-        if (attempt === 0 && !ro.signal?.aborted) {
-          opts.debug?.(`${method}: the connection failed before the request was written (${e instanceof Error ? e.message : String(e)}); sending it once more on a new connection`);
-          return await send(method, params, ro, headers, 1);
-        }
-        throw markNotSent(e);
-      }
-      throw e;
-    } finally {
-      unwatch?.();
-    }
-    const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
-    opts.debug?.(`← ${method} ${error ? `error ${String(error.code)}` : 'ok'} in ${Date.now() - sentAt} ms`);
-    if (error) {
-      if (typeof error.code !== 'number') throw new ProtocolViolationError(`${method}: the server sent a malformed error`);
-      throw new RpcResponseError(error.code, String(error.message ?? ''), error.data, method);
-    }
-    if (!('result' in response)) throw new ProtocolViolationError(`${method}: the server's answer has neither result nor error`);
-    return response.result;
-  };
-
-  // Over Streamable HTTP every tools/call mirrors the tool's x-mcp-header arguments (SEP-2243),
-  // read from the tool list; tools whose declarations break the rules are never called.
-  const mirrorsHeaders = entry.transport === 'http';
-  let declarations: Map<string, HeaderDeclaration[]> | undefined;
-  let refused: RefusedTool[] = [];
-
-  const listTools = async (): Promise<ToolInfo[]> => {
-    const tools: ToolInfo[] = [];
-    const seenCursors = new Set<string>();
-    let cursor: string | undefined;
-    do {
-      const page = (await send('tools/list', cursor ? { cursor } : {}, {})) as { tools?: unknown; nextCursor?: unknown } | null;
-      if (!page || !Array.isArray(page.tools)) throw new ProtocolViolationError('tools/list: the server\'s answer has no tools array');
-      for (const t of page.tools as ToolInfo[]) {
-        if (t && typeof t.name === 'string' && t.inputSchema && typeof t.inputSchema === 'object') tools.push(t);
-      }
-      cursor = typeof page.nextCursor === 'string' && !seenCursors.has(page.nextCursor) ? page.nextCursor : undefined;
-      if (cursor) seenCursors.add(cursor);
-    } while (cursor);
-    return classifyTools(tools);
-  };
-
-  const classifyTools = (tools: ToolInfo[]): ToolInfo[] => {
-    const found = new Map<string, HeaderDeclaration[]>();
-    const refusedNow: RefusedTool[] = [];
-    const callable = tools.filter((t) => {
-      if (!mirrorsHeaders) return true;
-      const scan = scanHeaderDeclarations(t.inputSchema);
-      if (!scan.valid) {
-        refusedNow.push({ name: t.name, rule: scan.rule, reason: scan.reason });
-        opts.debug?.(`tool ${JSON.stringify(t.name.slice(0, 80))} refused: ${scan.reason}`);
-        return false;
-      }
-      found.set(t.name, scan.declarations);
-      return true;
-    });
-    declarations = found;
-    refused = refusedNow;
-    return callable;
-  };
-
-  const refusal = (tool: string): RefusedToolError | undefined => {
-    const r = refused.find((x) => x.name === tool);
-    return r ? refusedToolError(entry.name, r) : undefined;
-  };
-
-  const toolCallHeaders = async (params: Record<string, unknown>): Promise<Record<string, string> | undefined> => {
-    if (!mirrorsHeaders || typeof params.name !== 'string') return undefined;
-    if (!declarations) await listTools();
-    const refusedError = refusal(params.name);
-    if (refusedError) throw refusedError;
-    const decls = declarations?.get(params.name);
-    const args = params.arguments && typeof params.arguments === 'object' ? (params.arguments as Record<string, unknown>) : {};
-    return decls?.length ? paramHeaders(decls, args) : undefined;
-  };
-
-  const request: Connection['request'] = async (method, params, ro = {}) => {
-    if (method !== 'tools/call') return send(method, params, ro);
-    let headers: Record<string, string> | undefined;
-    try {
-      headers = await toolCallHeaders(params);
-    } catch (err) {
-      throw markNotSent(err);
-    }
-    try {
-      return await send(method, params, ro, headers);
-    } catch (err) {
-      // -32020: the headers did not match what the server expects, so it admitted nothing. The
-      // spec's remedy: list the tools again (the schema may have changed) and retry once.
-      if (!(mirrorsHeaders && err instanceof RpcResponseError && err.code === ErrorCode.HeaderMismatch)) throw err;
-      opts.debug?.('tools/call not admitted (-32020 header mismatch); listing tools again and retrying once');
-      await listTools();
-      return send(method, params, ro, await toolCallHeaders(params));
-    }
-  };
-
   return {
     entry,
     era,
     protocolVersion,
     ...(serverInfo ? { serverInfo } : {}),
     tasksAdvertised,
-    legacyTasksAdvertised,
-    discovered: () => ({
-      protocolVersion,
-      era,
-      tasksAdvertised,
-      ...(serverInfo ? { serverInfo } : {}),
-      ...(discover ? { discover } : {}),
-      checkedAt: new Date().toISOString(),
-    }),
-    request,
-    async listTools() {
-      try {
-        try {
-          return await listTools();
-        } catch (err) {
-          // tools/list changes nothing, so once more on a new socket: the server may have closed an
-          // idle keep-alive socket just as a busy client reused it (UND_ERR_SOCKET, ECONNRESET).
-          const e = normalizeError(err, 'tools/list', sdk, credential);
-          if (!(e instanceof TransportError) || !/^(network error|the connection closed)/.test(e.message)) throw err;
-          opts.debug?.('tools/list: the connection failed; retrying once');
-          return await listTools();
-        }
-      } catch (err) {
-        throw normalizeError(err, 'tools/list', sdk, credential);
-      }
-    },
-    adoptTools: (tools) => classifyTools(tools),
-    refusedTools: () => [...refused],
+    legacyTasksAdvertised: hs.legacyTasksAdvertised,
+    discovered: () => ({ protocolVersion, era, tasksAdvertised, ...(serverInfo ? { serverInfo } : {}), ...(discover ? { discover } : {}), checkedAt: new Date().toISOString() }),
+    request: (method, params, ro = {}) => (method === 'tools/call' ? tools.call(params, ro) : channel.send(method, params, ro)),
+    listTools: () => listToolsOnce(sdk, tools, opts, credential),
+    adoptTools: (list) => tools.classify(list),
+    refusedTools: () => tools.refusedTools(),
     async close() {
       try {
         await client.close();
@@ -538,9 +207,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
     },
     ...(caps ? { serverCapabilities: caps as Record<string, unknown> } : {}),
     sessionId: () => (t as { sessionId?: string }).sessionId,
-    interceptServerRequests(handler) {
-      serverRequestHandler = handler;
-    },
+    interceptServerRequests: (handler) => channel.interceptServerRequests(handler),
     async respond(id, outcome) {
       try {
         await t.send({ jsonrpc: '2.0', id, ...outcome } as never);
@@ -548,26 +215,42 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
         throw normalizeError(err, 'response', sdk, credential);
       }
     },
-    async openStandaloneStream() {
-      // resumeStream without an event id is a plain GET stream (no Last-Event-ID replay).
-      const http = t as { resumeStream?: (lastEventId: string) => Promise<void> };
-      if (entry.transport === 'http' && http.resumeStream) await http.resumeStream('').catch((e: unknown) => opts.debug?.(`standalone stream: ${String(e)}`));
-    },
-    async terminateSession() {
-      const http = t as { terminateSession?: () => Promise<void>; sessionId?: string };
-      if (entry.transport !== 'http' || !http.terminateSession || !http.sessionId) return;
-      try {
-        await http.terminateSession();
-      } catch (err) {
-        throw normalizeError(err, 'DELETE (end of session)', sdk, credential);
-      }
-    },
+    openStandaloneStream: () => openStandaloneStream(t, entry, opts),
+    terminateSession: () => terminateSession(t, entry, sdk, credential),
   };
 }
 
-/** Calling a tool whose x-mcp-header declarations break the spec: refused before anything is sent. */
-export function refusedToolError(server: string, r: RefusedTool): RefusedToolError {
-  return new RefusedToolError(server, r.name, `server "${server}" declares tool ${JSON.stringify(r.name.slice(0, 80))} with an invalid x-mcp-header (rule: ${r.rule}): ${r.reason}; mcp-tasks does not call such a tool`);
+/** tools/list changes nothing, so once more on a new socket: the server may have closed an idle keep-alive socket just as a busy client reused it (UND_ERR_SOCKET, ECONNRESET). */
+async function listToolsOnce(sdk: Sdk, tools: ToolCatalog, opts: ConnectOptions, credential: PresentedCredential): Promise<ToolInfo[]> {
+  try {
+    try {
+      return await tools.list();
+    } catch (err) {
+      const e = normalizeError(err, 'tools/list', sdk, credential);
+      if (!(e instanceof TransportError) || !/^(network error|the connection closed)/.test(e.message)) throw err;
+      opts.debug?.('tools/list: the connection failed; retrying once');
+      return await tools.list();
+    }
+  } catch (err) {
+    throw normalizeError(err, 'tools/list', sdk, credential);
+  }
+}
+
+/** resumeStream without an event id is a plain GET stream (no Last-Event-ID replay). */
+async function openStandaloneStream(t: Transport, entry: ServerEntry, opts: ConnectOptions): Promise<void> {
+  const http = t as { resumeStream?: (lastEventId: string) => Promise<void> };
+  if (entry.transport === 'http' && http.resumeStream) await http.resumeStream('').catch((e: unknown) => opts.debug?.(`standalone stream: ${String(e)}`));
+}
+
+/** The SDK transport's DELETE with Mcp-Session-Id; a no-op without a session. */
+async function terminateSession(t: Transport, entry: ServerEntry, sdk: Sdk, credential: PresentedCredential): Promise<void> {
+  const http = t as { terminateSession?: () => Promise<void>; sessionId?: string };
+  if (entry.transport !== 'http' || !http.terminateSession || !http.sessionId) return;
+  try {
+    await http.terminateSession();
+  } catch (err) {
+    throw normalizeError(err, 'DELETE (end of session)', sdk, credential);
+  }
 }
 
 function implementationOf(value: unknown): { name: string; version: string } | undefined {

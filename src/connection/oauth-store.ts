@@ -8,6 +8,7 @@ import { ownPid } from '../fs/own-process.js';
 import { SignInFileError } from './connection-errors.js';
 import { decodeSealed, keyFilePath, loadKey, seal, unseal, VaultKeyError, type KeySource } from '../vault/vault-crypto.js';
 import { Vault, vaultPath } from '../vault/vault.js';
+import { KEY_ONLY_ROWS } from '../vault/listing-index.js';
 import { describePrincipal, type Principal } from '../tasks/principal.js';
 
 /** What the SDK hands us, kept as it came (a subset is named for `server show`). */
@@ -79,7 +80,7 @@ function keySourceFor(home: string, env: NodeJS.ProcessEnv): { source: KeySource
   let createdKeyFile: string | undefined;
   let sealed = readVaultHeader(home);
   if (!sealed) {
-    new Vault(home, env, () => (createdKeyFile = keyFilePath(home))).prepare();
+    new Vault(home, env, KEY_ONLY_ROWS, () => (createdKeyFile = keyFilePath(home))).prepare();
     sealed = readVaultHeader(home);
   }
   const source: KeySource = sealed?.key.kind === 'keychain' ? sealed.key : { kind: 'keyfile' };

@@ -2,7 +2,7 @@
 // into a pipe, or one JSON array. The rows are read from the vault while they are printed: for
 // --json each row's stored bytes (or a whole run of them) are copied out, nothing is parsed.
 import type { Context } from '../context.js';
-import type { Refreshed, TasksListed } from '../app/outcomes.js';
+import type { Refreshed, TasksListed } from './outcomes.js';
 import { byCreatedAt, isLostOrInDoubt, typeableRef, type ListingMeta } from '../vault/vault-record.js';
 import { makeStyle, renderTable, renderTsv, statusWord } from './render.js';
 import { ago } from './present-record.js';

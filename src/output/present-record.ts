@@ -2,7 +2,7 @@
 // `import`, and the time words `list` and `show` use. Human lines or one JSON document; server text sanitised on its way out.
 import { reportedPhase, SUBMITTER_GONE } from '../vault/writer.js';
 import type { Context } from '../context.js';
-import type { VaultOutcome } from '../app/outcomes.js';
+import type { VaultOutcome } from './outcomes.js';
 import { describePrincipal } from '../tasks/principal.js';
 import { describeIdentity } from '../servers/server-entry.js';
 import { typeableRef, type VaultRecord } from '../vault/vault-record.js';

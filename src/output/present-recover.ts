@@ -1,7 +1,7 @@
 // The presenter's part for `recover`: submissions in doubt with the safe next step, and a record
 // closed by hand. Every next step is a command that runs as printed (ctx.invocation).
 import type { Context } from '../context.js';
-import type { RecoverOutcome, ResubmitVerdict } from '../app/outcomes.js';
+import type { RecoverOutcome, ResubmitVerdict } from './outcomes.js';
 import { typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { jsonLine, makeStyle } from './render.js';
 import { safeJson } from './sanitize.js';

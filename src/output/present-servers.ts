@@ -2,7 +2,7 @@
 // show | remove | import | check | login | logout`, `tools`, `list --remote`): human lines or one JSON document. Entries are shown redacted: a
 // credential header, env value or URL query value is never printed.
 import type { Context } from '../context.js';
-import type { ServerOutcome } from '../app/outcomes.js';
+import type { ServerOutcome } from './outcomes.js';
 import { SECRET_HEADER, SECRET_QUERY_PARAM, type ServerEntry } from '../servers/server-entry.js';
 import { asInvoked } from '../invocation.js';
 import { typeableRef } from '../vault/vault-record.js';

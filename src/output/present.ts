@@ -2,9 +2,9 @@
 // for scripts (one JSON document; NDJSON lines for several watched tasks). Use cases decide,
 // this module only prints.
 import type { Context } from '../context.js';
-import type { Outcome, TaskFailure, TaskReport } from '../app/outcomes.js';
+import type { Outcome, TaskFailure, TaskReport } from './outcomes.js';
 import { typeableRef, UNKNOWN_OPERATION } from '../vault/vault-record.js';
-import type { TaskTarget } from '../app/task-target.js';
+import type { TaskTarget } from './outcomes.js';
 import type { ServerEntry } from '../servers/server-entry.js';
 import { jsonLine, makeStyle, renderCallToolResult, renderInputRequests, renderTask, shortTaskId, taskJson } from './render.js';
 import { presentError } from './present-error.js';

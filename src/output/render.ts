@@ -95,6 +95,11 @@ export function taskJson(rec: ListedRecord, snapshot?: TaskSnapshot): TaskJson {
   return out;
 }
 
+/** A record's `list --json` row: the contract's task JSON plus opId and phase, through the one sanitizer (the vault stores it). */
+export function listingRowJson(rec: VaultRecord): string {
+  return safeJson(Object.assign(taskJson(rec), { opId: rec.opId, phase: rec.phase }));
+}
+
 export const jsonLine = (value: unknown) => safeJson(value) + '\n';
 
 export function statusWord(status: TaskStatus | 'unknown' | 'lost' | 'in-doubt', st: Style, isError = false): string {

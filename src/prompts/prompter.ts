@@ -1,20 +1,9 @@
 // Every question the CLI asks goes through this interface, so prompting stays behind one
 // seam; the adapter loads @inquirer/prompts only when a question is actually asked.
 import { sanitize } from '../output/sanitize.js';
-export interface ChoiceItem<T> {
-  name: string;
-  value: T;
-  description?: string;
-}
-
-export interface Prompter {
-  confirm(message: string, opts?: { default?: boolean }): Promise<boolean>;
-  input(message: string, opts?: { default?: string; validate?: (v: string) => true | string }): Promise<string>;
-  password(message: string): Promise<string>;
-  select<T>(message: string, choices: ChoiceItem<T>[], opts?: { default?: T }): Promise<T>;
-  checkbox<T>(message: string, choices: ChoiceItem<T>[], opts?: { validate?: (v: T[]) => true | string }): Promise<T[]>;
-  editor(message: string, opts?: { default?: string }): Promise<string>;
-}
+import type { ChoiceItem, Prompter } from '../context.js';
+// The interface is the Context's (context.ts sits below prompts/); the adapter is here.
+export type { ChoiceItem, Prompter };
 
 /** Ctrl-C inside a prompt: the command stops, keeps handles, exits 130. */
 export class PromptAbortedError extends Error {

@@ -42,6 +42,9 @@ export const ErrorCode = {
 } as const;
 
 export const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'] as const;
+/** The two task generations: the io.modelcontextprotocol/tasks extension, and core's experimental tasks. */
+export type TaskGeneration = '2026-07-28' | '2025-11-25';
+
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 export const isTerminalStatus = (s: TaskStatus): boolean =>
   (TERMINAL_STATUSES as readonly string[]).includes(s);

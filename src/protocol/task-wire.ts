@@ -17,6 +17,17 @@ export interface RequestSender {
   request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>;
 }
 
+/** A tool as tools/list lists it (the fields mcp-tasks reads). */
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean; title?: string };
+  /** 2025-11-25: whether tools/call may (optional), must (required) or must not (forbidden) ask for a task. */
+  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
+}
+
 export type CallToolResult = Record<string, unknown> & { content?: unknown[]; isError?: boolean; structuredContent?: unknown };
 
 export type ToolCallOutcome =

@@ -14,8 +14,8 @@ export type { CallToolResult } from '../protocol/task-wire.js';
 /** Status vocabulary shared by both generations. */
 export { isTerminalStatus, type TaskStatus } from '../protocol/constants.js';
 
-/** The two task generations: the io.modelcontextprotocol/tasks extension, and core's experimental tasks. */
-export type TaskGeneration = '2026-07-28' | '2025-11-25';
+import type { TaskGeneration } from '../protocol/constants.js';
+export type { TaskGeneration };
 
 /** What the server said to tasks/cancel. */
 export interface CancelAnswer {

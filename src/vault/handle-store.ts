@@ -6,7 +6,7 @@
 // it from disk while the presenter prints (nothing held at 100,000 records), the team store
 // hands over the rows its query returned.
 import type { IntentOf, VaultRecord } from './vault-record.js';
-import type { ListingRow } from './listing-index.js';
+import type { ListingRow, ListingRows } from './listing-index.js';
 import { Vault, type ListingQuery, type VaultQuery } from './vault.js';
 
 export type { ListingQuery, VaultQuery } from './vault.js';
@@ -130,6 +130,6 @@ export class FileHandleStore implements HandleStore {
 }
 
 /** The local file vault at `home`, behind the seam. */
-export function fileStore(home: string, env: NodeJS.ProcessEnv, notice: (text: string) => void = () => {}): FileHandleStore {
-  return new FileHandleStore(new Vault(home, env, notice));
+export function fileStore(home: string, env: NodeJS.ProcessEnv, rows: ListingRows, notice: (text: string) => void = () => {}): FileHandleStore {
+  return new FileHandleStore(new Vault(home, env, rows, notice));
 }

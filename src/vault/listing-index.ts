@@ -1,10 +1,11 @@
 // The sealed listing: a row for every record that `list` reads in a few large sequential reads
 // instead of opening and decrypting one file per record. Each row holds what `list` orders and
-// filters by and its `list --json` row already rendered (taskJson through safeJson, at write
-// time), so `list --all --json` copies stored bytes: no parse, no object, no serialising per row.
+// filters by and its `list --json` row already rendered (at write time, by the renderer the layer
+// that opens the vault hands in: vault/ stores the rows, output/ decides their form), so
+// `list --all --json` copies stored bytes: no parse, no object, no serialising per row.
 // It is a cache of the record files, never trusted over them for anything that writes, and holds
-// no credentials. The base names the renderer of its rows (rowFingerprint): rows another version
-// rendered are rebuilt from the record files rather than printed in an old shape.
+// no credentials. The base names the renderer of its rows (its fingerprint, see listingRows): rows
+// another renderer wrote are rebuilt from the record files rather than printed in an old shape.
 //
 //   <store>/x/base         sealed chunks of entries in creation order, written whole (tmp + rename)
 //   <store>/x/log          sealed frames appended by every record write (O_APPEND), newest last
@@ -34,14 +35,12 @@ import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { join } from 'node:path';
 import { ownPid } from '../fs/own-process.js';
 import { syncDirectory, writeFileAtomic } from '../fs/atomic-file.js';
-import { taskJson } from '../output/render.js';
-import { safeJson } from '../output/sanitize.js';
 import type { ListingMeta, VaultPhase, VaultRecord } from './vault-record.js';
 
 /**
  * One row of the listing: what `list` orders by (creation time, opId), filters on and shows
  * (`meta`, parsed only when asked for), and its `list --json` row, already in its output form
- * (taskJson through safeJson, the one sanitizer), so `list --all --json` copies bytes instead of
+ * (rendered by the ListingRows the vault was opened with), so `list --all --json` copies bytes instead of
  * parsing and re-serialising 100,000 objects.
  */
 export class ListingRow {
@@ -60,9 +59,9 @@ export class ListingRow {
   ) {}
 
   /** The row of a record as `list --json` prints it. */
-  static of(hop: string, rec: VaultRecord): ListingRow {
+  static of(hop: string, rec: VaultRecord, rows: ListingRows): ListingRow {
     const meta = Buffer.from(JSON.stringify(listingMeta(rec)), 'utf8');
-    const row = Buffer.from(listingRowJson(rec), 'utf8');
+    const row = Buffer.from(rows.row(rec), 'utf8');
     return new ListingRow(hop, rec.opId, rec.createdAt, rec.phase, Buffer.concat([meta, row]), 0, meta.length, meta.length, row.length);
   }
 
@@ -109,10 +108,34 @@ export function listingMeta(rec: VaultRecord): ListingMeta {
   return out;
 }
 
-/** The `list --json` row of a record: the contract's task JSON plus opId and phase, through the one sanitizer. */
-export function listingRowJson(rec: VaultRecord): string {
-  return safeJson(Object.assign(taskJson(rec), { opId: rec.opId, phase: rec.phase }));
+/**
+ * How the listing's rows are rendered: a record's `list --json` row, given by the layer that opens
+ * the vault (app/), and the fingerprint that names that renderer in every base and log frame.
+ */
+export interface ListingRows {
+  /** The record's `list --json` row: UTF-8 JSON, already through the one sanitizer. */
+  row(rec: VaultRecord): string;
+  /** 16 bytes naming the renderer (listingRows computes it): a listing of another is rebuilt. */
+  readonly fingerprint: Buffer;
 }
+
+/** The ListingRows of a row renderer, its fingerprint computed on first use (once a process). */
+export function listingRows(row: (rec: VaultRecord) => string): ListingRows {
+  let fingerprint: Buffer | undefined;
+  return {
+    row,
+    get fingerprint() {
+      return (fingerprint ??= rowFingerprint(row));
+    },
+  };
+}
+
+/**
+ * For a vault opened only to be created (a sign-in's key source, before any record): it renders
+ * nothing, and its fingerprint is no renderer's, so whatever it wrote into the listing is rebuilt
+ * from the record files by the first opener that lists.
+ */
+export const KEY_ONLY_ROWS: ListingRows = { row: () => '{}', fingerprint: Buffer.alloc(16) };
 
 const PHASES: readonly VaultPhase[] = ['submitting', 'active', 'terminal', 'lost', 'in-doubt'];
 
@@ -121,9 +144,7 @@ const PHASES: readonly VaultPhase[] = ['submitting', 'active', 'terminal', 'lost
  * listing written by another version (taskJson or the sanitizer changed) is rebuilt from the
  * record files, so stored rows never show an old output shape.
  */
-let fingerprint: Buffer | undefined;
-export function rowFingerprint(): Buffer {
-  if (fingerprint) return fingerprint;
+function rowFingerprint(listingRowJson: (rec: VaultRecord) => string): Buffer {
   const at = '2026-01-01T00:00:00.000Z';
   const base = { opId: 'op', server: { name: 's', identity: { kind: 'http', url: 'http://x' } }, auth: { kind: 'none' }, operation: { method: 'tools/call', name: 't', arguments: { a: 1 }, submittedAt: at }, history: [], inputKeysSeen: [], inputKeysAnswered: [], labels: { k: 'v' }, createdAt: at, updatedAt: at } as unknown as VaultRecord;
   const last = { taskId: 'id', status: 'working', statusMessage: 'm\u009b\u202e', createdAt: at, lastUpdatedAt: at, ttlMs: 1, pollIntervalMs: 2, inputRequests: { q: { method: 'elicitation/create', params: {} } } } as NonNullable<VaultRecord['last']>;
@@ -139,7 +160,7 @@ export function rowFingerprint(): Buffer {
   // The order is part of what a base is: a base written in another order is rebuilt too.
   const h = createHash('sha256').update('order: createdAt, opId\n');
   for (const s of samples) h.update(listingRowJson(s)).update('\n').update(JSON.stringify(listingMeta(s))).update('\n');
-  return (fingerprint = h.digest().subarray(0, 16));
+  return h.digest().subarray(0, 16);
 }
 
 // -- the payload of a frame: entry headers, then metas, then rows joined by commas ---------------
@@ -239,7 +260,7 @@ function decodeEntries(buf: Buffer): ListingChunk | undefined {
   }
 }
 
-/** The base file's first bytes: the format, then the row fingerprint (rowFingerprint). */
+/** The base file's first bytes: the format, then the row fingerprint (ListingRows.fingerprint). */
 const MAGIC = Buffer.from('MTX2');
 const HEADER = MAGIC.length + 16;
 const IV = 12;
@@ -305,6 +326,7 @@ export class ListingIndex {
     private readonly dir: string,
     private readonly intentsDir: string,
     private readonly key: Buffer,
+    private readonly rows: ListingRows,
   ) {}
 
   private get basePath() {
@@ -327,7 +349,7 @@ export class ListingIndex {
   /** A new store's listing: an empty, complete base. */
   createEmpty(): void {
     this.init();
-    writeFileAtomic(this.basePath, Buffer.concat([MAGIC, rowFingerprint()]), 0o600);
+    writeFileAtomic(this.basePath, Buffer.concat([MAGIC, this.rows.fingerprint]), 0o600);
   }
 
   // -- frames: [u32 len][iv][tag][ciphertext][u32 len] ------------------------------------------
@@ -435,7 +457,7 @@ export class ListingIndex {
    */
   append(entries: ListingEntry[]): number | undefined {
     // A log frame names the renderer of its rows: a reader of another version re-reads those records.
-    const frame = this.frame('log', Buffer.concat([rowFingerprint(), encodeEntries(entries)]));
+    const frame = this.frame('log', Buffer.concat([this.rows.fingerprint, encodeEntries(entries)]));
     for (let attempt = 0; attempt < 8; attempt++) {
       let fd: number;
       try {
@@ -516,7 +538,7 @@ export class ListingIndex {
         if ((sameFile(statB, statOrUndefined(this.basePath)) && sameFile(statF, statOrUndefined(this.frozenPath))) || attempt >= 20) {
           // Another format, or rows rendered by another version: rebuilt from the record files.
           const head = Buffer.alloc(HEADER);
-          if (readSync(fdB, head, 0, HEADER, 0) !== HEADER || !head.equals(Buffer.concat([MAGIC, rowFingerprint()]))) return undefined;
+          if (readSync(fdB, head, 0, HEADER, 0) !== HEADER || !head.equals(Buffer.concat([MAGIC, this.rows.fingerprint]))) return undefined;
           keep = true;
           return snap;
         }
@@ -531,7 +553,7 @@ export class ListingIndex {
   /** Log entries (frozen first), latest last; `stale` gets the hops of rows another version rendered. */
   private logEntries(bufs: Array<Buffer | undefined>, stale: Set<string>): ListingEntry[] {
     const out: ListingEntry[] = [];
-    const mine = rowFingerprint();
+    const mine = this.rows.fingerprint;
     for (const buf of bufs) {
       if (!buf) continue;
       for (const p of this.frames('log', buf, 0)) {
@@ -634,7 +656,7 @@ export class ListingIndex {
     const live: ListingEntry[] = [];
     for (const [hop, row] of source(fromIndex)) if (row) live.push([hop, row]);
     live.sort((a, b) => listingOrder(a[1]!, b[1]!));
-    const parts: Buffer[] = [MAGIC, rowFingerprint()];
+    const parts: Buffer[] = [MAGIC, this.rows.fingerprint];
     for (let i = 0; i < live.length; i += CHUNK_ENTRIES) parts.push(this.frame('base', encodeEntries(live.slice(i, i + CHUNK_ENTRIES))));
     writeFileAtomic(this.basePath, Buffer.concat(parts), 0o600);
     rmSync(this.frozenPath, { force: true });

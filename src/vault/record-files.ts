@@ -21,10 +21,9 @@ import { appendFileSync, closeSync, existsSync, fsync, fsyncSync, linkSync, rena
 import { join } from 'node:path';
 import { ownPid } from '../fs/own-process.js';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
-import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, listingOrder, type ListingEntry, type ListingView } from './listing-index.js';
+import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, listingOrder, type ListingEntry, type ListingRows, type ListingView } from './listing-index.js';
 import { intentOf, isActivePhase, UNKNOWN_OPERATION, type VaultPhase, type VaultRecord } from './vault-record.js';
 
-const listed = (hop: string, rec: VaultRecord | undefined | null): ListingRow | null => (rec ? ListingRow.of(hop, rec) : null);
 
 function syncDirectoryAsync(dir: string): Promise<void> {
   return new Promise((resolve) => {
@@ -89,8 +88,17 @@ export class RecordFiles {
 
   readonly listing: ListingIndex;
 
-  constructor(readonly dir: string, private readonly keys: StoreKeys) {
-    this.listing = new ListingIndex(join(dir, 'x'), join(dir, 'p'), keys.listing);
+  constructor(
+    readonly dir: string,
+    private readonly keys: StoreKeys,
+    private readonly rows: ListingRows,
+  ) {
+    this.listing = new ListingIndex(join(dir, 'x'), join(dir, 'p'), keys.listing, rows);
+  }
+
+  /** A record's listing row (null: the record is gone). */
+  private listed(hop: string, rec: VaultRecord | undefined | null): ListingRow | null {
+    return rec ? ListingRow.of(hop, rec, this.rows) : null;
   }
 
   private hash(kind: string, value: string, len: number): string {
@@ -311,7 +319,7 @@ export class RecordFiles {
         if (damaged.has(hop)) continue;
         const rec = sound.get(hop);
         if (!rec) problems.push({ kind: 'listing-row-without-record', hop });
-        else if (!row.json.equals(ListingRow.of(hop, rec).json)) problems.push({ kind: 'listing-row-stale', hop });
+        else if (!row.json.equals(ListingRow.of(hop, rec, this.rows).json)) problems.push({ kind: 'listing-row-stale', hop });
       }
       for (const hop of sound.keys()) if (!rows.has(hop)) problems.push({ kind: 'listing-missing-record', hop });
     }
@@ -353,7 +361,7 @@ export class RecordFiles {
     const intent = this.listing.begin(hop);
     this.writeHints(rec, hop);
     writeFileAtomic(this.recordPath(hop), this.seal(rec, hop), 0o600, { tmpDir: join(this.dir, 't'), syncDir: false });
-    const logBytes = this.listing.append([[hop, ListingRow.of(hop, rec)]]);
+    const logBytes = this.listing.append([[hop, ListingRow.of(hop, rec, this.rows)]]);
     // After the append, so the directory sync makes the frame durable with the rename.
     if (this.pending) this.pending.add(join(this.dir, 'r'));
     else syncDirectory(join(this.dir, 'r'));
@@ -438,7 +446,7 @@ export class RecordFiles {
     const finish = (): boolean[] => {
       for (const s of staged) closeSync(s.fd);
       const created = staged.map((s, i) => this.commit(s.tmp, hops[i]!));
-      const entries: ListingEntry[] = records.flatMap((rec, i): ListingEntry[] => (created[i] ? [[hops[i]!, ListingRow.of(hops[i]!, rec)]] : []));
+      const entries: ListingEntry[] = records.flatMap((rec, i): ListingEntry[] => (created[i] ? [[hops[i]!, ListingRow.of(hops[i]!, rec, this.rows)]] : []));
       const appended = entries.length === 0 || this.listing.append(entries) !== undefined;
       if (this.pending) this.pending.add(join(this.dir, 'r'));
       else syncDirectory(join(this.dir, 'r'));
@@ -522,7 +530,7 @@ export class RecordFiles {
       this.listing.rebuild((fromIndex) => {
         const indexed = fromRecords ? undefined : fromIndex();
         if (indexed) return indexed.entries();
-        return this.recordHops().map((hop): ListingEntry => [hop, listed(hop, this.readOrNull(hop))]);
+        return this.recordHops().map((hop): ListingEntry => [hop, this.listed(hop, this.readOrNull(hop))]);
       });
     this.listing.init(); // a store from before the listing has no x/ to hold the lock
     try {
@@ -544,14 +552,14 @@ export class RecordFiles {
   /** Records with an intent (a write in flight or killed), read from their files: they win. */
   private intentRecords(): Map<string, ListingRow | null> {
     const out = new Map<string, ListingRow | null>();
-    for (const { hop } of this.listing.intents()) if (!out.has(hop)) out.set(hop, listed(hop, this.read(hop)));
+    for (const { hop } of this.listing.intents()) if (!out.has(hop)) out.set(hop, this.listed(hop, this.read(hop)));
     return out;
   }
 
   /** What overrides the base: log rows, then rows read from their files (intents, rows another version rendered). */
   private overridesOf(view: ListingView, intents: Map<string, ListingRow | null>): Map<string, ListingRow | null> {
     const overrides = view.log;
-    for (const hop of view.stale) if (!intents.has(hop)) overrides.set(hop, listed(hop, this.readOrNull(hop)));
+    for (const hop of view.stale) if (!intents.has(hop)) overrides.set(hop, this.listed(hop, this.readOrNull(hop)));
     for (const [hop, row] of intents) overrides.set(hop, row);
     return overrides;
   }
@@ -569,7 +577,7 @@ export class RecordFiles {
       // Under each record's lock (a live writer of one of them goes first), one frame for them all.
       const underLocks = (i: number): void => {
         if (i < hops.length) return withLockAt(this.lockPath(hops[i]!), () => underLocks(i + 1), { timeoutMs: 0 });
-        if (this.listing.append(hops.map((hop): ListingEntry => [hop, listed(hop, this.readOrNull(hop))])) !== undefined) this.listing.end(name);
+        if (this.listing.append(hops.map((hop): ListingEntry => [hop, this.listed(hop, this.readOrNull(hop))])) !== undefined) this.listing.end(name);
       };
       try {
         underLocks(0);

@@ -15,7 +15,7 @@ import { decodeSealed, encodeSealed, keyFilePath, loadKey, newKeySource, seal, u
 import { byCreatedAt, intentOf, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles, type StoreCheck, type StoreProblem } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
-import { COMPACT_LOG_BYTES, type ListingRow } from './listing-index.js';
+import { COMPACT_LOG_BYTES, type ListingRow, type ListingRows } from './listing-index.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
 
@@ -72,9 +72,14 @@ export class Vault {
   private files?: RecordFiles;
   private cleaned = false;
 
+  /**
+   * `rows` renders the listing's `list --json` rows (app/ hands in output's renderer: the vault
+   * stores them, it does not decide their form); KEY_ONLY_ROWS for a vault opened only to exist.
+   */
   constructor(
     readonly home: string,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly rows: ListingRows,
     private readonly notice: (text: string) => void = () => {},
   ) {}
 
@@ -135,7 +140,7 @@ export class Vault {
   }
 
   private storeOf(key: Buffer, manifest: Manifest): RecordFiles {
-    return new RecordFiles(join(this.home, `vault-${manifest.store}.d`), deriveStoreKeys(key, manifest.store));
+    return new RecordFiles(join(this.home, `vault-${manifest.store}.d`), deriveStoreKeys(key, manifest.store), this.rows);
   }
 
   /**

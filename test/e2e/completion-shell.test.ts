@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, PATH_BIN_DIR, homeWithServer, startDemo, tempDir, type DemoServer, type TestHome } from '../helpers/cli.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import { typeableRef } from '../../src/vault/vault-record.js';
 import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
 
@@ -27,7 +27,7 @@ describe('completion', { timeout: 120_000 }, () => {
     h = await homeWithServer('web', demo.url);
     const check = await h.run(['server', 'check', 'web']);
     assert.equal(check.code, 0, check.stderr);
-    new Vault(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(record);
+    vaultAt(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(record);
     await demo.stop();
     env = { PATH: `${PATH_BIN_DIR}:${process.env.PATH}`, HOME: process.env.HOME, MCP_TASKS_HOME: h.dir, MCP_TASKS_NO_KEYCHAIN: '1', CI: '1', NO_COLOR: '1' };
     const r = await h.run(['completion', 'bash']);
@@ -86,7 +86,7 @@ describe('completion', { timeout: 120_000 }, () => {
 
   test('a candidate the shell would run or split is never offered', () => {
     // Written as a person might label a task: a label value with a command substitution and a space.
-    new Vault(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(makeRecord({ taskId: fakeTaskId('d'), labels: { job: '$(touch pwned)', other: 'two words' } }));
+    vaultAt(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(makeRecord({ taskId: fakeTaskId('d'), labels: { job: '$(touch pwned)', other: 'two words' } }));
     const cwd = tempDir('mcp-tasks-completion-cwd-');
     const refs = complete(['mcp-tasks', 'get', ''], cwd);
     assert.ok(!refs.some((r) => r.includes('$(') || r.includes(' ')), refs.join(' | '));

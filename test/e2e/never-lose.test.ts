@@ -10,7 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeWithServer, newHome, parseJsonDoc, runCli, startDemo, tempDir, type DemoServer, type Home } from '../helpers/cli.js';
 import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import { encodeSealed, sealWithPassphrase } from '../../src/vault/vault-crypto.js';
 import { methodOf, startProxy, type ProxyReply, type UpstreamAnswer } from '../helpers/proxy.js';
 
@@ -325,7 +325,7 @@ describe('import: all or nothing, and no credentials from a bundle', { concurren
   test('a malformed record anywhere: exit 1 naming it, nothing committed, refs still work', async () => {
     const h = newHome();
     const kept = makeRecord({ taskId: fakeTaskId(), labels: { job: 'kept' } });
-    const v = new Vault(h.dir, NOKC);
+    const v = vaultAt(h.dir, NOKC);
     v.put(kept);
     const good = makeRecord({ taskId: fakeTaskId(), labels: { job: 'good' } });
     const bad = { ...makeRecord({ taskId: fakeTaskId() }), labels: 5, phase: 'sideways' };
@@ -350,7 +350,7 @@ describe('import: all or nothing, and no credentials from a bundle', { concurren
     const r = await h.run(['import', file], { env: { MCP_TASKS_EXPORT_KEY: KEY } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /1 record\(s\) carried stored credentials; they were dropped/);
-    const [stored] = new Vault(h.dir, NOKC).list();
+    const [stored] = vaultAt(h.dir, NOKC).list();
     assert.equal(stored?.taskId, withSecret.taskId);
     assert.equal(stored?.auth.secrets, undefined, 'no credential was imported');
     assert.equal(stored?.auth.bearerEnv, 'SOME_TOKEN');

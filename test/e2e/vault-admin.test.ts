@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addHttpServer, newHome, parseJsonDoc, startDemo, tempDir, type DemoServer, type Home, homeWithServer } from '../helpers/cli.js';
 import { fakeTaskId, fileMode, leaks, makeRecord, octal, sha256 } from '../helpers/vault-helpers.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import { typeableRef, type VaultRecord } from '../../src/vault/vault-record.js';
 
 const EXPORT_KEY = 'a long shared export passphrase';
@@ -14,7 +14,7 @@ const NOKC = { MCP_TASKS_NO_KEYCHAIN: '1' };
 
 /** Write crafted records straight into a home's vault (key file, as the CLI with CI=1 uses). */
 function seed(h: Home, records: VaultRecord[]): void {
-  const v = new Vault(h.dir, NOKC);
+  const v = vaultAt(h.dir, NOKC);
   for (const r of records) v.put(r);
 }
 

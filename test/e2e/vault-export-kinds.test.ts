@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { addHttpServer, newHome, parseJsonDoc, startDemo, tempDir, type DemoServer, type Home, type TestHome } from '../helpers/cli.js';
 import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import { encodeSealed, sealWithPassphrase } from '../../src/vault/vault-crypto.js';
 import { UNKNOWN_OPERATION, type VaultRecord } from '../../src/vault/vault-record.js';
 
@@ -69,7 +69,7 @@ describe('export and import keep every kind of record', { concurrency: 1, timeou
     await ci.ok(['recover', resolvedOp, '--resolve', 'not-run', '--note', 'checked the server']);
     // No real server leaves these two behind on demand: a submission still being sent, and a
     // 2025-11-25 task with its server session (written as the CLI writes them).
-    const v = new Vault(ci.dir, { MCP_TASKS_NO_KEYCHAIN: '1' });
+    const v = vaultAt(ci.dir, { MCP_TASKS_NO_KEYCHAIN: '1' });
     v.put({ ...makeRecord({ server: 'web', phase: 'submitting', labels: { kind: 'submitting' } }), writer: { pid: 999_999, startedAtMs: Date.now() } });
     const legacy = makeRecord({ server: 'web', taskId: fakeTaskId(), labels: { kind: 'legacy' } });
     legacy.server.protocolVersion = '2025-11-25';

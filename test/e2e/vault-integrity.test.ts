@@ -264,9 +264,9 @@ describe('writers killed with SIGKILL mid-write', { concurrency: 2, timeout: 120
     const h = await homeWithServer('web', demo.url);
     // A loop of real vault writes (about 300 KB each, so kills land inside writes), killed at random.
     const script = `
-      import { Vault } from ${JSON.stringify(modUrl('vault/vault.js'))};
+      import { vaultAt } from ${JSON.stringify(modUrl('app/open-vault.js'))};
       const home = process.argv[1];
-      const v = new Vault(home, { MCP_TASKS_NO_KEYCHAIN: '1' });
+      const v = vaultAt(home, { MCP_TASKS_NO_KEYCHAIN: '1' });
       const pad = 'p'.repeat(6000);
       for (let i = 0; ; i++) {
         const at = new Date().toISOString();

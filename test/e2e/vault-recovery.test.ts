@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addHttpServer, newHome, parseJsonDoc, startDemo, type DemoServer, type Home, homeWithServer } from '../helpers/cli.js';
 import { countTool, makeRecord } from '../helpers/vault-helpers.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import { normalizeUrl } from '../../src/servers/server-entry.js';
 
 const META = 'io.github.mcp-tasks/idempotency-key';
@@ -183,7 +183,7 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
     'recover --json exits 10 when something is in doubt, like the text form',
     async () => {
       const h = newHome();
-      new Vault(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(makeRecord({ phase: 'in-doubt', reason: 'the request was sent but no handle came back' }));
+      vaultAt(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(makeRecord({ phase: 'in-doubt', reason: 'the request was sent but no handle came back' }));
       const r = await h.run(['recover', '--json']);
       assert.equal(parseJsonDoc(r.stdout).length, 1);
       assert.equal(r.code, 10);
@@ -192,7 +192,7 @@ describe('in-doubt submissions and recover', { concurrency: 4, timeout: 180_000 
 
   test('a submission whose process died before the handle (stale `submitting`) is listed; fresh ones are not', async () => {
     const h = newHome();
-    const v = new Vault(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' });
+    const v = vaultAt(h.dir, { MCP_TASKS_NO_KEYCHAIN: '1' });
     const stale = makeRecord({ phase: 'submitting', tool: 'send_payment', ageMs: 10 * 60_000, args: { to: 'erin', amount: 3 } });
     const fresh = makeRecord({ phase: 'submitting', tool: 'send_payment', ageMs: 5_000 });
     v.put(stale);

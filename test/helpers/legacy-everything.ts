@@ -7,7 +7,7 @@ import { startProxy, type ProxiedRequest } from './proxy.js';
 import { startEverythingServer, type RunningServer } from './third-party-http.js';
 import { openLegacySession } from '../../src/session/legacy/legacy-session.js';
 import type { ServerEntry } from '../../src/servers/server-entry.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import type { VaultRecord } from '../../src/vault/vault-record.js';
 
 /** What a tools/call request asks for (undefined for anything else). */
@@ -72,7 +72,7 @@ export async function everythingHome(t: { after(fn: () => unknown): void }): Pro
 
 /** The vault's records as stored (the session id is never printed, so tests read it here). */
 export function storedRecords(h: TestHome): VaultRecord[] {
-  return new Vault(h.dir, { MCP_TASKS_HOME: h.dir, CI: '1', MCP_TASKS_NO_KEYCHAIN: '1' }, () => {}).list();
+  return vaultAt(h.dir, { MCP_TASKS_HOME: h.dir, CI: '1', MCP_TASKS_NO_KEYCHAIN: '1' }, () => {}).list();
 }
 
 export function storedRecord(h: TestHome, match: (r: VaultRecord) => boolean): VaultRecord {

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { EXAMPLES, exampleCommand } from '../../src/cli/help-text.js';
 import type { Context } from '../../src/context.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import { tempHome } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
@@ -126,7 +126,7 @@ describe('--version', () => {
 describe('colour', () => {
   const ESC = '\x1b[';
   const home = tempHome();
-  new Vault(home, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(makeRecord({ taskId: fakeTaskId('c'), labels: { job: 'colour' } }));
+  vaultAt(home, { MCP_TASKS_NO_KEYCHAIN: '1' }).put(makeRecord({ taskId: fakeTaskId('c'), labels: { job: 'colour' } }));
   const show = (opts: { env?: Record<string, string | undefined>; tty?: boolean; argv?: string[] }) =>
     runInProcess([...(opts.argv ?? []), 'show', 'colour'], { home, env: { NO_COLOR: undefined, ...opts.env }, ...(opts.tty ? { stdoutColumns: 100 } : {}) });
 

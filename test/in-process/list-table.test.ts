@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { parseJsonDoc, tempHome, deadUrl } from '../helpers/cli.js';
 import { fakeClock, runInProcess } from '../helpers/in-process.js';
 import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 import { typeableRef, type VaultRecord } from '../../src/vault/vault-record.js';
 import { ago, localTime } from '../../src/cli/commands/vault-view.js';
 
@@ -16,7 +16,7 @@ const ESC = /\x1b\[/;
 
 function seeded(records: VaultRecord[]): string {
   const home = tempHome();
-  const v = new Vault(home, NOKC);
+  const v = vaultAt(home, NOKC);
   for (const r of records) v.put(r);
   return home;
 }
@@ -100,7 +100,7 @@ describe('list --refresh', { timeout: 120_000 }, () => {
     const home = tempHome();
     const started = await runInProcess(['--json', 'call', 'demo', 'slow_compute', 'seconds=600', '--detach', '--label', 'job=live'], { home });
     assert.equal(started.code, 0, started.stderr);
-    const vault = new Vault(home, NOKC);
+    const vault = vaultAt(home, NOKC);
     const live = vault.list().find((r) => r.labels.job === 'live')!;
     // The same server, a taskId it never issued: a poll finds it unknown.
     const forgotten = { ...makeRecord({ taskId: fakeTaskId('f'), labels: { job: 'forgotten' }, ageMs: 60_000 }), server: live.server };
@@ -129,7 +129,7 @@ describe('list --refresh', { timeout: 120_000 }, () => {
     const home = tempHome();
     assert.equal((await runInProcess(['server', 'add', 'down', '--url', url], { home })).code, 0);
     const rec = makeRecord({ taskId: fakeTaskId('a'), server: 'down', identity: { kind: 'http', url }, labels: { job: 'away' } });
-    new Vault(home, NOKC).put(rec);
+    vaultAt(home, NOKC).put(rec);
     // The list's clock stands at the record's own time: "just now" whatever the machine's load.
     const r = await runInProcess(['list'], { home, stdoutColumns: 120, clock: fakeClock(Date.parse(rec.updatedAt)) });
     assert.equal(r.code, 0);

@@ -14,12 +14,12 @@ import { parseJsonDoc, startDemo, tempHome } from '../helpers/cli.js';
 import { interruptingPrompter, runInProcess } from '../helpers/in-process.js';
 import { startProxy, type ProxiedRequest } from '../helpers/proxy.js';
 import { startEverythingServer, type RunningServer } from '../helpers/third-party-http.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 
 const ELICITING_TOOL = 'trigger-elicitation-request';
 const TASK_ONLY_TOOL = 'simulate-research-query';
 
-const records = (home: string) => new Vault(home, { MCP_TASKS_HOME: home, CI: '1', MCP_TASKS_NO_KEYCHAIN: '1' }, () => {}).list();
+const records = (home: string) => vaultAt(home, { MCP_TASKS_HOME: home, CI: '1', MCP_TASKS_NO_KEYCHAIN: '1' }, () => {}).list();
 
 function jsonOf(req: ProxiedRequest): Record<string, unknown> | undefined {
   try {

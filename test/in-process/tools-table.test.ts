@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { parseJsonDoc, tempHome } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makeStyle, renderArgumentTable } from '../../src/output/render.js';
-import { Vault } from '../../src/vault/vault.js';
+import { vaultAt } from '../../src/app/open-vault.js';
 
 describe('tools', { timeout: 120_000 }, () => {
   const home = tempHome();
@@ -44,7 +44,7 @@ describe('tools', { timeout: 120_000 }, () => {
     assert.equal(c.code, 1, c.stderr);
     assert.match(c.stderr, /the tool has no argument "secnds"; did you mean "seconds"\? \(its arguments: seconds, label\)/);
     assert.match(c.stderr, /next: Run `mcp-tasks tools demo slow_compute` to see the tool's arguments\./);
-    assert.deepEqual(new Vault(home, { MCP_TASKS_NO_KEYCHAIN: '1' }).list().filter((r) => r.operation.name === 'slow_compute'), []);
+    assert.deepEqual(vaultAt(home, { MCP_TASKS_NO_KEYCHAIN: '1' }).list().filter((r) => r.operation.name === 'slow_compute'), []);
     // A name far from every argument is still sent where the schema allows extra arguments.
     const extra = await runInProcess(['--json', 'call', 'demo', 'greet', 'name=Ada', 'unrelated_flag=1'], { home });
     assert.equal(extra.code, 0, extra.stderr);

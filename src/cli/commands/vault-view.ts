@@ -6,7 +6,8 @@ import type { ListedRow, Refreshed, TaskFailure, TaskReport, TasksListed } from 
 import { LIST_STATUSES } from '../choices.js';
 import { didYouMean } from '../did-you-mean.js';
 import { byCreatedAt, isActivePhase, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
-import { listingRowJson, type ListingRow } from '../../vault/listing-index.js';
+import type { ListingRow } from '../../vault/listing-index.js';
+import { listingRowJson } from '../../output/render.js';
 import { listedStatus } from '../../output/present-list.js';
 import { reportedPhase } from '../../vault/writer.js';
 import { parseLabels } from '../duration.js';

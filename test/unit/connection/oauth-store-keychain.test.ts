@@ -10,7 +10,8 @@ import { CliError, ExitCode } from '../../../src/errors.js';
 import { toCliError } from '../../../src/app/remote-error.js';
 import { signInPath, writeSignIn, type SignInRecord } from '../../../src/connection/oauth-store.js';
 import { decodeSealed, encodeSealed, keyFilePath, seal } from '../../../src/vault/vault-crypto.js';
-import { Vault, vaultPath } from '../../../src/vault/vault.js';
+import { vaultPath } from '../../../src/vault/vault.js';
+import { vaultAt } from '../../../src/app/open-vault.js';
 import { tempDir } from '../../helpers/temp-dirs.js';
 
 const home = () => tempDir('mcp-tasks-sign-in-key-');
@@ -46,6 +47,6 @@ describe('the sign-in key follows the vault', () => {
     const signIn = JSON.parse(readFileSync(signInPath(h, 's'), 'utf8')) as { key: unknown };
     assert.ok(vaultHeader, 'the vault exists');
     assert.deepEqual(signIn.key, vaultHeader.key);
-    new Vault(h, {}).check();
+    vaultAt(h, {}).check();
   });
 });

@@ -7,8 +7,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempHome } from '../../helpers/cli.js';
 import { fakeTaskId, makeRecord } from '../../helpers/vault-helpers.js';
-import { Vault } from '../../../src/vault/vault.js';
-import { buildContext, type ProcessIO } from '../../../src/context.js';
+import { vaultAt } from '../../../src/app/open-vault.js';
+import type { ProcessIO } from '../../../src/context.js';
+import { buildContext } from '../../../src/build-context.js';
 import { listTasks, type ListOptions } from '../../../src/cli/commands/vault-view.js';
 import { present } from '../../../src/output/present.js';
 import { exitCodeOf } from '../../../src/app/exit-code.js';
@@ -48,7 +49,7 @@ describe('list presenter', () => {
   const newest = makeRecord({ taskId: fakeTaskId('n'), status: 'working', labels: { job: 'late' }, ageMs: 1000 });
   const home = tempHome();
   const ready = (async () => {
-    const v = new Vault(home, ENV);
+    const v = vaultAt(home, ENV);
     await v.bulkInsert(bulk);
     v.put(newest);
     return v;

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import fs, { appendFileSync, existsSync, fstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { Vault } from '../../../src/vault/vault.js';
-import { listingMeta, listingRowJson, type ListingRow } from '../../../src/vault/listing-index.js';
+import type { Vault } from '../../../src/vault/vault.js';
+import { vaultAt } from '../../../src/app/open-vault.js';
+import { listingMeta, type ListingRow } from '../../../src/vault/listing-index.js';
+import { listingRowJson } from '../../../src/output/render.js';
 import type { ListingMeta, VaultRecord } from '../../../src/vault/vault-record.js';
 import { fakeTaskId, isoAgo, leaks, makeRecord, modUrl, runNodeScript } from '../../helpers/vault-helpers.js';
 import { tempDir } from '../../helpers/temp-dirs.js';
@@ -41,7 +43,7 @@ function records(n: number, spec: (i: number) => Parameters<typeof makeRecord>[0
 describe('the sealed listing', () => {
   test('list reads the listing and agrees with the record files through put, update and remove', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const recs = records(40, (i) => ({ status: i % 3 === 0 ? 'completed' : 'working' }));
     for (const r of recs) v.put(r);
     v.update(recs[5]!.opId, (r) => {
@@ -49,7 +51,7 @@ describe('the sealed listing', () => {
       r.reason = 'unknown to the server';
     });
     v.remove([recs[7]!.opId, recs[8]!.opId]);
-    const fresh = new Vault(h, NOKC);
+    const fresh = vaultAt(h, NOKC);
     assert.deepEqual(listed(fresh), truth(fresh));
     assert.equal(listed(fresh).length, 38);
     assert.equal(listed(fresh).find((r) => r.meta.opId === recs[5]!.opId)?.row.phase, 'lost');
@@ -64,7 +66,7 @@ describe('the sealed listing', () => {
 
   test('nothing in the listing or its intents is in clear: no taskId, argument, result or token', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const secret = 'tok-' + fakeTaskId();
     const rec = makeRecord({ taskId: fakeTaskId(), status: 'completed', args: { query: 'argument-' + fakeTaskId() } });
     rec.auth = { kind: 'bearer-env', bearerEnv: 'MY_TOKEN', secrets: { MY_TOKEN: secret } };
@@ -84,14 +86,14 @@ describe('the sealed listing', () => {
 
   test('--limit reads the newest rows across base chunks and the log, and agrees with filtering everything', async () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     // 700 records: three base chunks after the bulk insert folds the log; then updates in the log.
     const recs = records(700, (i) => ({ status: i % 4 === 0 ? 'working' : 'completed' }));
     assert.equal(await v.bulkInsert(recs), 700);
     assert.equal(await v.bulkInsert(recs), 0, 'inserting again adds nothing');
     for (const i of [699, 650, 300, 2]) v.update(recs[i]!.opId, (r) => (r.phase = 'in-doubt'));
     v.remove([recs[698]!.opId]);
-    const fresh = new Vault(h, NOKC);
+    const fresh = vaultAt(h, NOKC);
     const all = truth(fresh);
     assert.equal(all.length, 699);
     assert.deepEqual(listed(fresh), all);
@@ -106,16 +108,16 @@ describe('the sealed listing', () => {
 
   test('a writer killed (SIGKILL) after its record write, before its listing frame: list shows the record file', async () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const rec = makeRecord({ taskId: fakeTaskId(), status: 'working' });
     v.put(rec);
     assert.equal(listed(v)[0]!.row.status, 'working');
     // A real process, killed by SIGKILL at the exact moment between the two writes.
     const child = runNodeScript(
-      `const { Vault } = await import(${JSON.stringify(modUrl('vault/vault.js'))});
+      `const { vaultAt } = await import(${JSON.stringify(modUrl('app/open-vault.js'))});
        const { ListingIndex } = await import(${JSON.stringify(modUrl('vault/listing-index.js'))});
        ListingIndex.prototype.append = () => process.kill(process.pid, 'SIGKILL');
-       new Vault(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' }).update(process.argv[2], (r) => {
+       vaultAt(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' }).update(process.argv[2], (r) => {
          r.phase = 'terminal';
          r.last = { ...r.last, status: 'completed' };
          r.result = { content: [{ type: 'text', text: 'done' }] };
@@ -123,7 +125,7 @@ describe('the sealed listing', () => {
       [h, rec.opId],
     );
     assert.equal((await child.done).signal, 'SIGKILL', child.stderr());
-    const after = new Vault(h, NOKC);
+    const after = vaultAt(h, NOKC);
     assert.equal(after.get(rec.opId)?.phase, 'terminal', 'the record file was written');
     assert.deepEqual(listed(after), truth(after), 'the listing does not lie about it');
     assert.deepEqual(listed(after, { limit: 10 }), truth(after));
@@ -131,12 +133,12 @@ describe('the sealed listing', () => {
     // The next writing process folds the dead writer's intent into the listing and drops it.
     after.put(makeRecord({ taskId: fakeTaskId() }));
     assert.deepEqual(readdirSync(join(storeDir(h), 'p')), []);
-    assert.deepEqual(listed(new Vault(h, NOKC)), truth(after));
+    assert.deepEqual(listed(vaultAt(h, NOKC)), truth(after));
   });
 
   test('a torn frame in the log (a writer killed inside write()) is skipped; later frames are still read', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const a = makeRecord({ taskId: fakeTaskId(), ageMs: 2000 });
     v.put(a);
     const log = join(storeDir(h), 'x', 'log');
@@ -146,7 +148,7 @@ describe('the sealed listing', () => {
     const b = makeRecord({ taskId: fakeTaskId(), ageMs: 1000 });
     v.put(b);
     v.update(a.opId, (r) => (r.phase = 'lost'));
-    const fresh = new Vault(h, NOKC);
+    const fresh = vaultAt(h, NOKC);
     assert.deepEqual(listed(fresh), truth(fresh));
     assert.deepEqual(listed(fresh, { limit: 1 }), truth(fresh).slice(-1));
     assert.equal(listed(fresh).find((r) => r.meta.opId === a.opId)?.meta.phase, 'lost');
@@ -154,37 +156,37 @@ describe('the sealed listing', () => {
 
   test('a missing or damaged base, or a lost log, is rebuilt from the record files', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     for (const r of records(30)) v.put(r);
     const x = join(storeDir(h), 'x');
     const expected = truth(v);
     rmSync(join(x, 'base'));
-    assert.deepEqual(listed(new Vault(h, NOKC), { limit: 4 }), expected.slice(-4), 'a missing base: --limit rebuilds it');
+    assert.deepEqual(listed(vaultAt(h, NOKC), { limit: 4 }), expected.slice(-4), 'a missing base: --limit rebuilds it');
     assert.ok(existsSync(join(x, 'base')));
     rmSync(join(x, 'base'));
-    assert.deepEqual(listed(new Vault(h, NOKC)), expected, 'a missing base: list rebuilds it');
+    assert.deepEqual(listed(vaultAt(h, NOKC)), expected, 'a missing base: list rebuilds it');
     const base = readFileSync(join(x, 'base'));
     base[base.length - 20]! ^= 0x40;
     writeFileSync(join(x, 'base'), base);
-    assert.deepEqual(listed(new Vault(h, NOKC)), expected, 'a damaged base is rebuilt');
+    assert.deepEqual(listed(vaultAt(h, NOKC)), expected, 'a damaged base is rebuilt');
     // A store the listing never covered (written by an mcp-tasks without it): rebuilt on first list.
     for (const r of records(3)) v.put(r);
     rmSync(x, { recursive: true });
-    const now = new Vault(h, NOKC);
+    const now = vaultAt(h, NOKC);
     assert.deepEqual(listed(now), truth(now));
     assert.equal(listed(now).length, 33);
   });
 
   test('compaction racing 4 writer processes loses no write', async () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const recs = records(4 * 40);
     await v.bulkInsert(recs);
     // Each child updates its own 40 records 5 times; the parent folds the log meanwhile, often.
     const children = [0, 1, 2, 3].map((c) =>
       runNodeScript(
-        `const { Vault } = await import(${JSON.stringify(modUrl('vault/vault.js'))});
-         const v = new Vault(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' });
+        `const { vaultAt } = await import(${JSON.stringify(modUrl('app/open-vault.js'))});
+         const v = vaultAt(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' });
          const ops = JSON.parse(process.argv[2]);
          for (let round = 1; round <= 5; round++) for (const op of ops) v.update(op, (r) => (r.labels.round = String(round)));
          console.log('done');`,
@@ -201,7 +203,7 @@ describe('the sealed listing', () => {
       await new Promise((r) => setImmediate(r));
     }
     for (const c of children) assert.equal((await c.done).code, 0, c.stderr());
-    const fresh = new Vault(h, NOKC);
+    const fresh = vaultAt(h, NOKC);
     assert.ok(fresh.list().every((r) => r.labels.round === '5'));
     assert.deepEqual(byOp(listed(fresh)), byOp(truth(fresh)), `after ${folds} compactions`);
     assert.deepEqual(listed(fresh, { limit: 30 }), truth(fresh).slice(-30));
@@ -209,11 +211,11 @@ describe('the sealed listing', () => {
 
   test('a compaction that runs between a writer opening the log and writing to it does not lose the frame', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const rec = makeRecord({ taskId: fakeTaskId(), status: 'working' });
     v.put(rec);
     const log = join(storeDir(h), 'x', 'log');
-    const compactor = (new Vault(h, NOKC) as unknown as { store(create: boolean): { compact(fromRecords: boolean, wait?: boolean): void } }).store(false);
+    const compactor = (vaultAt(h, NOKC) as unknown as { store(create: boolean): { compact(fromRecords: boolean, wait?: boolean): void } }).store(false);
     // The writer has the log open; a whole compaction (freeze, read, new base, unfreeze) runs
     // before its write() lands, so the frame goes into a file nobody reads any more.
     const realWriteSync = fs.writeSync;
@@ -233,7 +235,7 @@ describe('the sealed listing', () => {
       syncBuiltinESMExports();
     }
     assert.equal(armed, false, 'the compaction ran inside the write');
-    const fresh = new Vault(h, NOKC);
+    const fresh = vaultAt(h, NOKC);
     assert.deepEqual(readdirSync(join(storeDir(h), 'p')), [], 'the writer finished normally (no intent left)');
     assert.equal(listed(fresh)[0]!.row.labels.after, 'compaction');
     assert.deepEqual(listed(fresh, { limit: 1 }), truth(fresh));
@@ -241,7 +243,7 @@ describe('the sealed listing', () => {
 
   test('a new vault starts with a complete empty listing; timestamps order as the records do', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     v.prepare();
     assert.ok(statSync(join(storeDir(h), 'x', 'base')).size > 0);
     assert.deepEqual(v.listing({}), []);
@@ -261,13 +263,13 @@ describe('records created in the same millisecond', () => {
   // the reader must order them the same way, or `list` skips rows it thinks it already printed.
   test('list shows every one of them from the base, the log, with filters and with --limit', async () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const at = isoAgo(60_000);
     const recs = records(300).map((r) => ({ ...r, createdAt: at, updatedAt: at }));
     await v.bulkInsert(recs.slice(0, 200));
     (v as unknown as { store(create: boolean): { compact(fromRecords: boolean, wait?: boolean): void } }).store(false).compact(false, true);
     for (const r of recs.slice(200)) v.put(r);
-    const fresh = new Vault(h, NOKC);
+    const fresh = vaultAt(h, NOKC);
     const ops = (rs: Array<{ opId: string }>) => rs.map((r) => r.opId).sort();
     assert.deepEqual(ops(fresh.listing({})), ops(recs));
     assert.deepEqual(ops(fresh.listing({ match: (m) => m.labels.parity === 'odd' })), ops(recs.filter((r) => r.labels.parity === 'odd')));

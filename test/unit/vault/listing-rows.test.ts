@@ -6,9 +6,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Vault } from '../../../src/vault/vault.js';
+import { LIST_JSON_ROWS, vaultAt } from '../../../src/app/open-vault.js';
 import { taskJson, jsonLine } from '../../../src/output/render.js';
-import { rowFingerprint } from '../../../src/vault/listing-index.js';
+import { KEY_ONLY_ROWS } from '../../../src/vault/listing-index.js';
+import { Vault } from '../../../src/vault/vault.js';
 import type { VaultRecord } from '../../../src/vault/vault-record.js';
 import { runInProcess } from '../../helpers/in-process.js';
 import { fakeTaskId, makeRecord, modUrl, runNodeScript } from '../../helpers/vault-helpers.js';
@@ -44,7 +45,7 @@ async function listJson(h: string, ...flags: string[]): Promise<string> {
 describe('the listing rows are list --json output', () => {
   test('list --all --json prints the bytes rendering every record gives: whole chunks, log rows, an intent, a removal', async () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const recs = records(700);
     assert.equal(await v.bulkInsert(recs), 700);
     const files = (v as unknown as { store(create: boolean): { compact(fromRecords: boolean, wait?: boolean): void; write(r: VaultRecord): void; listing: { append(): undefined } } }).store(false);
@@ -69,7 +70,7 @@ describe('the listing rows are list --json output', () => {
       files.listing.append = append;
     }
     assert.equal(readdirSync(join(storeDir(h), 'p')).length, 1, 'the intent is left');
-    const truth = new Vault(h, NOKC).list();
+    const truth = vaultAt(h, NOKC).list();
     assert.equal(truth.length, 700);
     assert.equal(await listJson(h, '--all'), expected(truth));
     // The default view, a filter and --limit: the same bytes as filtering the records.
@@ -84,56 +85,73 @@ describe('the listing rows are list --json output', () => {
   test('list --all --json after a compaction (the base alone) and on an empty vault', async () => {
     const h = home();
     assert.equal(await listJson(h, '--all'), '[]\n');
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     v.prepare();
     assert.equal(await listJson(h, '--all'), '[]\n');
     await v.bulkInsert(records(600));
     (v as unknown as { store(create: boolean): { compact(fromRecords: boolean, wait?: boolean): void } }).store(false).compact(false, true);
     assert.equal(readdirSync(join(storeDir(h), 'x')).includes('log'), false, 'the log was folded');
-    assert.equal(await listJson(h, '--all'), expected(new Vault(h, NOKC).list()));
+    assert.equal(await listJson(h, '--all'), expected(vaultAt(h, NOKC).list()));
   });
 
   test('rows another version rendered are not printed as stored: the base is rebuilt, log rows are read from their records', async () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const recs = records(300);
     await v.bulkInsert(recs);
     v.update(recs[7]!.opId, (r) => (r.labels.late = 'yes'));
     const x = join(storeDir(h), 'x');
     // The same rows under another renderer's fingerprint, as an older or newer mcp-tasks leaves them.
     const base = readFileSync(join(x, 'base'));
-    assert.deepEqual(base.subarray(4, 20), rowFingerprint());
+    assert.deepEqual(base.subarray(4, 20), LIST_JSON_ROWS.fingerprint);
     base[4]! ^= 0xff;
     writeFileSync(join(x, 'base'), base);
-    const truth = new Vault(h, NOKC).list();
+    const truth = vaultAt(h, NOKC).list();
     assert.equal(await listJson(h, '--all'), expected(truth));
-    assert.deepEqual(readFileSync(join(x, 'base')).subarray(4, 20), rowFingerprint(), 'rebuilt with this version\'s rows');
+    assert.deepEqual(readFileSync(join(x, 'base')).subarray(4, 20), LIST_JSON_ROWS.fingerprint, 'rebuilt with this version\'s rows');
     assert.equal(await listJson(h, '--all', '--limit', '5'), expected(truth.slice(-5)));
+  });
+
+  test('a vault created without a renderer (a sign-in\'s key source) is listed as list --json renders it: nothing it stored is trusted', async () => {
+    const h = home();
+    const recs = records(40);
+    const keyOnly = new Vault(h, NOKC, KEY_ONLY_ROWS);
+    keyOnly.prepare();
+    const x = join(storeDir(h), 'x');
+    assert.notDeepEqual(readFileSync(join(x, 'base')).subarray(4, 20), LIST_JSON_ROWS.fingerprint, 'no renderer\'s mark on its base');
+    keyOnly.put(recs[0]!); // a row it cannot render ('{}'), under no renderer's fingerprint
+    const v = vaultAt(h, NOKC);
+    for (const r of recs.slice(1)) v.put(r);
+    const truth = vaultAt(h, NOKC).list();
+    assert.equal(truth.length, 40);
+    assert.equal(await listJson(h, '--all'), expected(truth));
+    assert.equal(await listJson(h, '--all', '--limit', '3'), expected(truth.slice(-3)));
+    assert.deepEqual(readFileSync(join(x, 'base')).subarray(4, 20), LIST_JSON_ROWS.fingerprint, 'rebuilt with this version\'s rows');
   });
 
   test('a bulk insert killed (SIGKILL) between linking a batch and its listing frame: one intent covers the batch, list shows it, the next writer folds it in', async () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const first = records(3);
     await v.bulkInsert(first);
     const batch = records(40);
     const child = runNodeScript(
-      `const { Vault } = await import(${JSON.stringify(modUrl('vault/vault.js'))});
+      `const { vaultAt } = await import(${JSON.stringify(modUrl('app/open-vault.js'))});
        const { ListingIndex } = await import(${JSON.stringify(modUrl('vault/listing-index.js'))});
        ListingIndex.prototype.append = () => process.kill(process.pid, 'SIGKILL');
-       await new Vault(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' }).bulkInsert(JSON.parse(process.argv[2]));`,
+       await vaultAt(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' }).bulkInsert(JSON.parse(process.argv[2]));`,
       [h, JSON.stringify(batch)],
     );
     assert.equal((await child.done).signal, 'SIGKILL', child.stderr());
     const intents = readdirSync(join(storeDir(h), 'p'));
     assert.equal(intents.length, 1, `one intent file for the batch: ${intents.join(', ')}`);
-    const truth = new Vault(h, NOKC).list();
+    const truth = vaultAt(h, NOKC).list();
     assert.equal(truth.length, 43, 'the batch was linked');
     assert.equal(await listJson(h, '--all'), expected(truth), 'list shows the batch from its record files');
     assert.equal(await listJson(h, '--all', '--limit', '10'), expected(truth.slice(-10)));
     // The next writing process folds the dead writer's batch into the listing and drops its intent.
-    new Vault(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
+    vaultAt(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
     assert.deepEqual(readdirSync(join(storeDir(h), 'p')), []);
-    assert.equal(await listJson(h, '--all'), expected(new Vault(h, NOKC).list()));
+    assert.equal(await listJson(h, '--all'), expected(vaultAt(h, NOKC).list()));
   });
 });

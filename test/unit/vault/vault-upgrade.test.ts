@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Vault, vaultPath } from '../../../src/vault/vault.js';
+import { vaultPath } from '../../../src/vault/vault.js';
+import { vaultAt } from '../../../src/app/open-vault.js';
 import { decodeSealed } from '../../../src/vault/vault-crypto.js';
 import { writerGone } from '../../../src/vault/writer.js';
 import { inDoubtRecords } from '../../../src/app/recover.js';
@@ -39,13 +40,13 @@ test('a format-1 vault is upgraded in place once: every record kept, found by re
   const h = home();
   const recs = records(40);
   const old = await writeFormat1Vault(h, recs);
-  const v = new Vault(h, NOKC);
+  const v = vaultAt(h, NOKC);
   assert.deepEqual(byOpId(v.list()), byOpId(recs), 'every record survives the upgrade as it was');
   assert.notDeepEqual(readFileSync(vaultPath(h)), old, 'vault.json is now the manifest');
   assert.equal(decodeSealed(readFileSync(vaultPath(h)))!.key.kind, 'keyfile', 'with the same key source');
   assert.equal(storeDirs(h).length, 1);
   const manifest = sha256(vaultPath(h));
-  const again = new Vault(h, NOKC);
+  const again = vaultAt(h, NOKC);
   assert.equal(again.resolve(recs[7]!.taskId!)?.opId, recs[7]!.opId, 'by taskId');
   assert.equal(again.resolve('r12')?.opId, recs[12]!.opId, 'by label value');
   assert.equal(again.resolve(recs[3]!.taskId!.slice(0, 8))?.opId, recs[3]!.opId, 'by prefix');
@@ -61,8 +62,8 @@ test('an upgrade killed with SIGKILL halfway loses nothing: the old file stays u
   const recs = records(1500);
   const old = await writeFormat1Vault(h, recs);
   const upgrader = runNodeScript(
-    `import { Vault } from ${JSON.stringify(modUrl('vault/vault.js'))};
-     process.stdout.write(String(new Vault(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' }).list().length) + '\\n');`,
+    `import { vaultAt } from ${JSON.stringify(modUrl('app/open-vault.js'))};
+     process.stdout.write(String(vaultAt(process.argv[1], { MCP_TASKS_NO_KEYCHAIN: '1' }).list().length) + '\\n');`,
     [h],
   );
   // Kill it as soon as it has written some, not all, records into the new store.
@@ -81,7 +82,7 @@ test('an upgrade killed with SIGKILL halfway loses nothing: the old file stays u
   assert.equal(upgrader.stdout(), '', 'killed before it finished');
   assert.ok(written < recs.length, `killed halfway (${written} of ${recs.length} written)`);
   assert.deepEqual(readFileSync(vaultPath(h)), old, 'the format-1 vault is untouched until the new store is verified');
-  const v = new Vault(h, NOKC);
+  const v = vaultAt(h, NOKC);
   assert.deepEqual(byOpId(v.list()), byOpId(recs), 'the re-run completes the upgrade with every record');
   assert.equal(storeDirs(h).length, 1, 'into the same store');
   assert.notDeepEqual(readFileSync(vaultPath(h)), old);
@@ -89,7 +90,7 @@ test('an upgrade killed with SIGKILL halfway loses nothing: the old file stays u
 
 test('a submitting record names its writer; writerGone is true once that process is gone', async () => {
   const h = home();
-  const v = new Vault(h, NOKC);
+  const v = vaultAt(h, NOKC);
   const rec = makeRecord({ phase: 'submitting' });
   v.put(rec);
   const stored = v.get(rec.opId)!;
@@ -110,7 +111,7 @@ test('a submitting record names its writer; writerGone is true once that process
 
 test('a directory at a lock path is a vault error naming it, not a wait', () => {
   const h = home();
-  const v = new Vault(h, NOKC);
+  const v = vaultAt(h, NOKC);
   const rec = makeRecord({ taskId: fakeTaskId() });
   v.put(rec);
   const store = join(h, storeDirs(h)[0]!);
@@ -125,12 +126,12 @@ test('a directory at a lock path is a vault error naming it, not a wait', () => 
 
   const fresh = home();
   mkdirSync(join(fresh, 'vault.json.lock'));
-  assert.throws(() => new Vault(fresh, NOKC).put(makeRecord({})), (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes('vault.json.lock'); });
+  assert.throws(() => vaultAt(fresh, NOKC).put(makeRecord({})), (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes('vault.json.lock'); });
 });
 
 test('list by query reads what it needs: the default view, and --limit takes the newest', () => {
   const h = home();
-  const v = new Vault(h, NOKC);
+  const v = vaultAt(h, NOKC);
   const recs = Array.from({ length: 30 }, (_, i) => makeRecord({ taskId: fakeTaskId(), status: i % 3 === 0 ? 'working' : 'completed', ageMs: (30 - i) * 60_000 }));
   for (const r of recs) v.put(r);
   assert.deepEqual(v.list().map((r) => r.opId), recs.map((r) => r.opId), 'list: oldest first');
@@ -146,7 +147,7 @@ test('list by query reads what it needs: the default view, and --limit takes the
 
 test('a record file copied over another record\'s name is refused, and left as it was', () => {
   const h = home();
-  const v = new Vault(h, NOKC);
+  const v = vaultAt(h, NOKC);
   const a = makeRecord({ taskId: fakeTaskId() });
   const b = makeRecord({ taskId: fakeTaskId() });
   v.put(a);
@@ -155,6 +156,6 @@ test('a record file copied over another record\'s name is refused, and left as i
   const [first, second] = readdirSync(dir);
   copyFileSync(join(dir, first!), join(dir, second!));
   const sum = sha256(join(dir, second!));
-  assert.throws(() => new Vault(h, NOKC).list(), (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(join(dir, second!)) && /corrupt/.test(err.message); });
+  assert.throws(() => vaultAt(h, NOKC).list(), (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(join(dir, second!)) && /corrupt/.test(err.message); });
   assert.equal(sha256(join(dir, second!)), sum);
 });

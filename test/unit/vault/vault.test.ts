@@ -5,7 +5,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Vault, vaultPath, MIN_REF_PREFIX } from '../../../src/vault/vault.js';
+import { vaultPath, MIN_REF_PREFIX } from '../../../src/vault/vault.js';
+import { vaultAt } from '../../../src/app/open-vault.js';
 import { decodeSealed, encodeSealed, keyFilePath } from '../../../src/vault/vault-crypto.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { toCliError } from '../../../src/app/remote-error.js';
@@ -31,7 +32,7 @@ describe('Vault records', () => {
   test('put, get, list; a second instance reads what the first wrote; files are 0600', () => {
     const h = home();
     const notices: string[] = [];
-    const v = new Vault(h, NOKC, (t) => notices.push(t));
+    const v = vaultAt(h, NOKC, (t) => notices.push(t));
     assert.deepEqual(v.list(), [], 'a missing vault reads as empty');
     assert.equal(existsSync(vaultPath(h)), false, 'reading never creates the vault');
     const a = makeRecord({ taskId: fakeTaskId(), labels: { run: 'nightly' } });
@@ -42,7 +43,7 @@ describe('Vault records', () => {
     const b = makeRecord({ taskId: fakeTaskId() });
     v.put(b);
     assert.equal(notices.length, 1, 'the key file is created once');
-    const fresh = new Vault(h, NOKC);
+    const fresh = vaultAt(h, NOKC);
     assert.deepEqual(
       fresh.list().map((r) => r.opId).sort(),
       [a.opId, b.opId].sort(),
@@ -57,8 +58,8 @@ describe('Vault records', () => {
 
   test('update re-reads under the lock: a stale instance does not lose a peer\'s write', () => {
     const h = home();
-    const one = new Vault(h, NOKC);
-    const two = new Vault(h, NOKC);
+    const one = vaultAt(h, NOKC);
+    const two = vaultAt(h, NOKC);
     const a = makeRecord({ taskId: fakeTaskId() });
     one.put(a);
     assert.equal(two.list().length, 1); // two now has a cached copy
@@ -72,26 +73,26 @@ describe('Vault records', () => {
     assert.equal(updated?.phase, 'terminal');
     assert.equal(updated?.labels.seen, 'yes');
     assert.equal(two.update('no-such-op', () => assert.fail('not called')), undefined);
-    const all = new Vault(h, NOKC).list();
+    const all = vaultAt(h, NOKC).list();
     assert.equal(all.length, 2, 'the peer\'s record survived');
     assert.equal(all.find((r) => r.opId === a.opId)?.phase, 'terminal');
   });
 
   test('remove deletes only the named records', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const recs = [1, 2, 3].map(() => makeRecord({ taskId: fakeTaskId() }));
     for (const r of recs) v.put(r);
     assert.equal(v.remove([recs[0]!.opId, 'unknown']), 1);
     assert.deepEqual(
-      new Vault(h, NOKC).list().map((r) => r.opId).sort(),
+      vaultAt(h, NOKC).list().map((r) => r.opId).sort(),
       [recs[1]!.opId, recs[2]!.opId].sort(),
     );
   });
 
   test('merge adds only records whose opId and (server, taskId) are new', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const a = makeRecord({ taskId: fakeTaskId(), server: 'web' });
     v.put(a);
     const sameOp = { ...makeRecord({ taskId: fakeTaskId() }), opId: a.opId };
@@ -100,7 +101,7 @@ describe('Vault records', () => {
     const fresh1 = makeRecord({ taskId: fakeTaskId() });
     const inDoubt = makeRecord({});
     assert.equal(v.merge([sameOp, sameHandle, sameIdOtherServer, fresh1, inDoubt, fresh1]), 3);
-    const all = new Vault(h, NOKC).list();
+    const all = vaultAt(h, NOKC).list();
     assert.equal(all.length, 4);
     assert.deepEqual(all.find((r) => r.opId === a.opId), a, 'an existing record is never overwritten by an import');
     assert.equal(v.merge([sameOp, sameHandle, sameIdOtherServer, fresh1, inDoubt]), 0, 'merging again adds nothing');
@@ -108,7 +109,7 @@ describe('Vault records', () => {
 
   test('resolve: taskId, opId, label value, unique prefix of at least 6, ambiguity', () => {
     const h = home();
-    const v = new Vault(h, NOKC);
+    const v = vaultAt(h, NOKC);
     const a = makeRecord({ taskId: 'abcdef1' + fakeTaskId().slice(7), labels: { run: 'nightly-42' } });
     const b = makeRecord({ taskId: 'abcdef2' + fakeTaskId().slice(7), labels: { run: 'shared' } });
     const c = makeRecord({ taskId: 'zzzzzz' + fakeTaskId().slice(6), labels: { other: 'shared' } });
@@ -138,54 +139,54 @@ describe('Vault records', () => {
 describe('Vault keys and refusals', () => {
   test('passphrase mode: no key file; another or no passphrase is a vault error and nothing changes', () => {
     const h = home();
-    const v = new Vault(h, { MCP_TASKS_VAULT_KEY: 'correct horse battery staple' });
+    const v = vaultAt(h, { MCP_TASKS_VAULT_KEY: 'correct horse battery staple' });
     v.put(makeRecord({ taskId: fakeTaskId() }));
     assert.equal(existsSync(keyFilePath(h)), false, 'no key file in passphrase mode');
     const sealed = decodeSealed(readFileSync(vaultPath(h)))!;
     assert.equal(sealed.key.kind, 'passphrase');
     const before = sha256(vaultPath(h));
-    const wrong = new Vault(h, { MCP_TASKS_VAULT_KEY: 'Tr0ub4dor&3' });
+    const wrong = vaultAt(h, { MCP_TASKS_VAULT_KEY: 'Tr0ub4dor&3' });
     assert.throws(() => wrong.list(), isVaultError(/wrong MCP_TASKS_VAULT_KEY/));
     assert.throws(() => wrong.put(makeRecord({ taskId: fakeTaskId() })), isVaultError(/wrong MCP_TASKS_VAULT_KEY/));
-    assert.throws(() => new Vault(h, NOKC).list(), isVaultError(/MCP_TASKS_VAULT_KEY is not set/));
-    assert.throws(() => new Vault(h, NOKC).put(makeRecord({})), isVaultError(/MCP_TASKS_VAULT_KEY is not set/));
+    assert.throws(() => vaultAt(h, NOKC).list(), isVaultError(/MCP_TASKS_VAULT_KEY is not set/));
+    assert.throws(() => vaultAt(h, NOKC).put(makeRecord({})), isVaultError(/MCP_TASKS_VAULT_KEY is not set/));
     assert.equal(sha256(vaultPath(h)), before);
     assert.equal(existsSync(keyFilePath(h)), false, 'a refused write did not create a key file');
-    assert.equal(new Vault(h, { MCP_TASKS_VAULT_KEY: 'correct horse battery staple' }).list().length, 1);
+    assert.equal(vaultAt(h, { MCP_TASKS_VAULT_KEY: 'correct horse battery staple' }).list().length, 1);
   });
 
   test('a missing or foreign key file is a vault error; the key file is not recreated', () => {
     const h = home();
-    new Vault(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
+    vaultAt(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
     const before = sha256(vaultPath(h));
     const key = readFileSync(keyFilePath(h));
     unlinkSync(keyFilePath(h));
-    assert.throws(() => new Vault(h, NOKC).list(), isVaultError(/vault\.key .*missing/));
-    assert.throws(() => new Vault(h, NOKC).put(makeRecord({})), isVaultError(/missing/));
+    assert.throws(() => vaultAt(h, NOKC).list(), isVaultError(/vault\.key .*missing/));
+    assert.throws(() => vaultAt(h, NOKC).put(makeRecord({})), isVaultError(/missing/));
     assert.equal(existsSync(keyFilePath(h)), false, 'a new key would orphan the vault');
     writeFileSync(keyFilePath(h), Buffer.alloc(32, 7).toString('base64') + '\n', { mode: 0o600 });
-    assert.throws(() => new Vault(h, NOKC).list(), isVaultError(/cannot be decrypted with vault\.key/));
+    assert.throws(() => vaultAt(h, NOKC).list(), isVaultError(/cannot be decrypted with vault\.key/));
     writeFileSync(keyFilePath(h), 'c2hvcnQ=\n', { mode: 0o600 });
-    assert.throws(() => new Vault(h, NOKC).list(), isVaultError(/damaged/));
+    assert.throws(() => vaultAt(h, NOKC).list(), isVaultError(/damaged/));
     assert.equal(sha256(vaultPath(h)), before);
     writeFileSync(keyFilePath(h), key);
-    assert.equal(new Vault(h, NOKC).list().length, 1);
+    assert.equal(vaultAt(h, NOKC).list().length, 1);
   });
 
   test('a vault written by a newer version is refused, and a write does not touch it', () => {
     const h = home();
-    new Vault(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
+    vaultAt(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
     const sealed = decodeSealed(readFileSync(vaultPath(h)))!;
     writeFileSync(vaultPath(h), encodeSealed({ ...sealed, version: 2 }));
     const before = sha256(vaultPath(h));
-    assert.throws(() => new Vault(h, NOKC).list(), isVaultError(/newer mcp-tasks \(format 2\)/));
-    assert.throws(() => new Vault(h, NOKC).put(makeRecord({})), isVaultError(/newer/));
+    assert.throws(() => vaultAt(h, NOKC).list(), isVaultError(/newer mcp-tasks \(format 2\)/));
+    assert.throws(() => vaultAt(h, NOKC).put(makeRecord({})), isVaultError(/newer/));
     assert.equal(sha256(vaultPath(h)), before);
   });
 
   test('corrupt and truncated files are refused and left as they were', () => {
     const h = home();
-    new Vault(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
+    vaultAt(h, NOKC).put(makeRecord({ taskId: fakeTaskId() }));
     const good = readFileSync(vaultPath(h));
     const flipped = Buffer.from(good);
     flipped.writeUInt8(flipped.readUInt8(flipped.length - 3) ^ 0x01, flipped.length - 3);
@@ -199,8 +200,8 @@ describe('Vault keys and refusals', () => {
     for (const [name, bytes, message] of variants) {
       writeFileSync(vaultPath(h), bytes);
       const before = sha256(vaultPath(h));
-      assert.throws(() => new Vault(h, NOKC).list(), isVaultError(message), name);
-      assert.throws(() => new Vault(h, NOKC).put(makeRecord({})), isVaultError(message), name);
+      assert.throws(() => vaultAt(h, NOKC).list(), isVaultError(message), name);
+      assert.throws(() => vaultAt(h, NOKC).put(makeRecord({})), isVaultError(message), name);
       assert.equal(sha256(vaultPath(h)), before, `${name}: bytes unchanged`);
     }
   });
@@ -226,15 +227,16 @@ describe('Vault key in the OS keychain, across processes', () => {
          import { tmpdir } from 'node:os';
          import { join } from 'node:path';
          import { readFileSync } from 'node:fs';
-         import { Vault, vaultPath } from ${JSON.stringify(modUrl('vault/vault.js'))};
+         import { vaultPath } from ${JSON.stringify(modUrl('vault/vault.js'))};
+         import { vaultAt } from ${JSON.stringify(modUrl('app/open-vault.js'))};
          import { decodeSealed } from ${JSON.stringify(modUrl('vault/vault-crypto.js'))};
          const target = process.argv[1];
          const rec = (opId) => ({ opId, taskId: 'T' + opId, server: { name: 'web', identity: { kind: 'http', url: 'http://127.0.0.1:9/mcp' } }, auth: { kind: 'none' },
            operation: { method: 'tools/call', name: 'slow_compute', arguments: {}, submittedAt: new Date().toISOString() }, phase: 'active',
            history: [], inputKeysSeen: [], inputKeysAnswered: [], labels: {}, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
          const warm = mkdtempSync(join(tmpdir(), 'mcp-tasks-kc-warm-'));
-         new Vault(warm, {}).put(rec('warm-up'));
-         new Vault(target, {}).put(rec('the-one'));
+         vaultAt(warm, {}).put(rec('warm-up'));
+         vaultAt(target, {}).put(rec('the-one'));
          process.stdout.write(JSON.stringify({ warm, warmKey: decodeSealed(readFileSync(vaultPath(warm))).key, key: decodeSealed(readFileSync(vaultPath(target))).key }) + '\\n');`,
         [h],
       );
@@ -250,8 +252,8 @@ describe('Vault key in the OS keychain, across processes', () => {
         return;
       }
       const reader = runNodeScript(
-        `import { Vault } from ${JSON.stringify(modUrl('vault/vault.js'))};
-         try { process.stdout.write(String(new Vault(process.argv[1], {}).list().length)); }
+        `import { vaultAt } from ${JSON.stringify(modUrl('app/open-vault.js'))};
+         try { process.stdout.write(String(vaultAt(process.argv[1], {}).list().length)); }
          catch (err) { process.stdout.write('ERROR ' + err.message); }`,
         [h],
       );
@@ -270,7 +272,7 @@ describe('Vault key in the OS keychain (only where one is usable)', () => {
     let kind = 'none';
     for (let attempt = 0; attempt < 2; attempt++) {
       const h = home();
-      new Vault(h, {}).put(makeRecord({ taskId: fakeTaskId() }));
+      vaultAt(h, {}).put(makeRecord({ taskId: fakeTaskId() }));
       const sealed = decodeSealed(readFileSync(vaultPath(h)))!;
       kind = sealed.key.kind;
       if (sealed.key.kind !== 'keychain') continue;
@@ -292,7 +294,7 @@ describe('Vault key in the OS keychain (only where one is usable)', () => {
     const kv = keychainVault(t);
     if (!kv) return;
     assert.equal(existsSync(keyFilePath(kv.h)), false);
-    assert.equal(new Vault(kv.h, {}).list().length, 1);
+    assert.equal(vaultAt(kv.h, {}).list().length, 1);
     assert.ok(!readFileSync(vaultPath(kv.h)).includes(kv.h), 'the header names an account, not the home path');
   });
 
@@ -301,8 +303,8 @@ describe('Vault key in the OS keychain (only where one is usable)', () => {
     if (!kv) return;
     const before = sha256(vaultPath(kv.h));
     new (keyring().Entry)('mcp-tasks', kv.account).deletePassword();
-    assert.throws(() => new Vault(kv.h, {}).list(), isVaultError(/missing from the OS keychain/));
-    assert.throws(() => new Vault(kv.h, {}).put(makeRecord({})), isVaultError(/missing from the OS keychain/));
+    assert.throws(() => vaultAt(kv.h, {}).list(), isVaultError(/missing from the OS keychain/));
+    assert.throws(() => vaultAt(kv.h, {}).put(makeRecord({})), isVaultError(/missing from the OS keychain/));
     assert.equal(sha256(vaultPath(kv.h)), before);
   });
 
@@ -315,14 +317,14 @@ describe('Vault key in the OS keychain (only where one is usable)', () => {
       if (!kv) return;
       const backup = readFileSync(vaultPath(kv.h));
       unlinkSync(vaultPath(kv.h));
-      new Vault(kv.h, {}).put(makeRecord({ taskId: fakeTaskId() }));
+      vaultAt(kv.h, {}).put(makeRecord({ taskId: fakeTaskId() }));
       const second = decodeSealed(readFileSync(vaultPath(kv.h)))!;
       if (second.key.kind === 'keychain' && second.key.account !== kv.account) {
         const { service, account } = second.key;
         t.after(() => void new (keyring().Entry)(service, account).deletePassword());
       }
       writeFileSync(vaultPath(kv.h), backup);
-      assert.equal(new Vault(kv.h, {}).list().length, 1, 'the backed-up vault can still be opened');
+      assert.equal(vaultAt(kv.h, {}).list().length, 1, 'the backed-up vault can still be opened');
     },
   );
 });
