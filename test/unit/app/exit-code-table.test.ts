@@ -66,6 +66,7 @@ const CASES: Array<[Outcome, keyof typeof ExitCode]> = [
   [task({ kind: 'not-visible', created: { issuer: 'a', subject: 'b' } as never, sent: false }), 'AuthRefused'],
   [task({ kind: 'observed', snapshot: snap('working'), stillPending: ['q'] }), 'NeedsInput'],
   [{ kind: 'cancel-requested', target }, 'Ok'],
+  [{ kind: 'cancel-requested', target, ended: { snapshot: snap('cancelled'), by: 'server' } }, 'TaskCancelled'],
   [{ kind: 'cancel-not-sent', target, snapshot: snap('cancelled') }, 'TaskCancelled'],
   [{ kind: 'task-failure', target, error: new CliError('unreachable', 'down', 'retry') }, 'Unreachable'],
   [{ kind: 'many', reports: [task({ kind: 'terminal', snapshot: snap('completed', { result: { content: [] } }) }) as never, { kind: 'task-failure', target, error: new CliError('vault', 'locked', 'unlock') }] }, 'VaultError'],
@@ -94,6 +95,8 @@ const CASES: Array<[Outcome, keyof typeof ExitCode]> = [
   [{ kind: 'signed-in', server: 'web', view: {} }, 'Ok'],
   [{ kind: 'signed-out', server: 'web', removed: true, revoked: true }, 'Ok'],
   [{ kind: 'remote-tasks-listed', server: 'web', tasks: [] }, 'Ok'],
+  [{ kind: 'vault-checked', exists: true, sound: 3, findings: [{ problem: 'damaged', next: 'repair' }] }, 'VaultError'],
+  [{ kind: 'vault-checked', exists: true, sound: 3, findings: [{ problem: 'damaged', next: 'moved' }], repaired: { moved: [], listingRebuilt: true } }, 'Ok'],
 ];
 
 test('every outcome kind has a case here, and each lands on its documented code', () => {
