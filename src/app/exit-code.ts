@@ -6,7 +6,7 @@ import { isTerminalStatus } from '../session/task-session.js';
 import type { Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 
-const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resolved-record', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed', 'tasks-listed']);
+const OUTCOME_KINDS = new Set<string>(['task', 'cancel-requested', 'cancel-not-sent', 'many', 'task-failure', 'direct-result', 'input-before-task', 'detached', 'in-doubt', 'answer-template', 'record-shown', 'pruned', 'exported', 'records-imported', 'store-status', 'store-initialised', 'store-pushed', 'in-doubt-list', 'in-doubt-record', 'resolved', 'resolved-record', 'resubmit-declined', 'server-added', 'servers-listed', 'server-shown', 'server-removed', 'servers-imported', 'server-checked', 'tools-listed', 'signed-in', 'signed-out', 'remote-tasks-listed', 'tasks-listed']);
 const isOutcome = (x: unknown): x is Outcome => typeof x === 'object' && x !== null && !(x instanceof Error) && OUTCOME_KINDS.has((x as { kind?: string }).kind ?? '');
 
 /** An outcome's code, or a thrown error's: a typed failure's own code, anything unexpected 1. */
@@ -56,6 +56,9 @@ export function exitCodeOf(outcome: Outcome | unknown): ExitCodeValue {
     case 'pruned':
     case 'exported':
     case 'records-imported':
+    case 'store-status':
+    case 'store-initialised':
+    case 'store-pushed':
     case 'server-added':
     case 'servers-listed':
     case 'server-shown':

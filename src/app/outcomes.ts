@@ -273,7 +273,39 @@ export interface ResolvedRecord {
 
 export type RecoverOutcome = InDoubtList | InDoubtRecord | Resolved | ResolvedRecord | ResubmitDeclined;
 
-export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported;
+/** `store status`: which store holds the handles, and what it holds (never the database password). */
+export interface StoreStatus {
+  kind: 'store-status';
+  engine: 'files' | 'postgres';
+  /** The home directory, or the store URL without its password. */
+  where: string;
+  reachable: boolean;
+  schemaVersion: number | null;
+  records: number;
+  active: number;
+  /** Whose records (team store): origin and count, most first. */
+  origins: Array<{ origin: string; records: number }>;
+  /** Local records waiting for `store push` (the team store could not take them when written). */
+  pushPending: number;
+}
+
+/** `store init`: the schema created or brought up to date (idempotent). */
+export interface StoreInitialised {
+  kind: 'store-initialised';
+  where: string;
+  created: boolean;
+  schemaVersion: number;
+}
+
+/** `store push`: local records copied into the team store (twice adds nothing). */
+export interface StorePushed {
+  kind: 'store-pushed';
+  where: string;
+  added: number;
+  alreadyPresent: number;
+}
+
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | StoreStatus | StoreInitialised | StorePushed;
 
 /** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
 export interface SignedIn {

@@ -10,6 +10,7 @@ import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, 
 import { ServerStore } from '../servers/server-store.js';
 import type { HandleStore } from '../vault/handle-store.js';
 import { openHandleStore } from '../vault/open-store.js';
+import { originOf } from '../vault/origin.js';
 import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { shellQuote } from '../invocation.js';
@@ -90,6 +91,7 @@ export function newRecord(entry: ServerEntry, home: string, operation: VaultReco
     inputKeysSeen: [],
     inputKeysAnswered: [],
     labels,
+    origin: originOf(env),
     createdAt: now,
     updatedAt: now,
   };

@@ -337,6 +337,29 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       done(await runImport(file, ctxOf(cmd)));
     });
 
+  const store = program.command('store').description('the team store (MCP_TASKS_STORE): status, init, push');
+  store
+    .command('status')
+    .description('which store holds the handles, whether it is reachable, its schema version, how many records and whose')
+    .action(async (_opts, cmd: Command) => {
+      const { runStoreStatus } = await import('./commands/store.js');
+      done(await runStoreStatus(ctxOf(cmd)));
+    });
+  store
+    .command('init')
+    .description('create or migrate the team store schema (idempotent; safe to run from every CI job)')
+    .action(async (_opts, cmd: Command) => {
+      const { runStoreInit } = await import('./commands/store.js');
+      done(await runStoreInit(ctxOf(cmd)));
+    });
+  store
+    .command('push [ref...]')
+    .description('copy local vault records (all, or these) into the team store; pushing twice adds nothing')
+    .action(async (refs: string[], _opts, cmd: Command) => {
+      const { runStorePush } = await import('./commands/store.js');
+      done(await runStorePush(refs, ctxOf(cmd)));
+    });
+
   program
     .command('demo-server')
     .description('run the embedded demo tasks server (2026-07-28 tasks extension)')

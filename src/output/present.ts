@@ -48,6 +48,9 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'pruned':
     case 'exported':
     case 'records-imported':
+    case 'store-status':
+    case 'store-initialised':
+    case 'store-pushed':
       return presentVaultOutcome(ctx, outcome);
     case 'tasks-listed':
       return presentList(ctx, outcome);

@@ -1,7 +1,65 @@
-// Which engine holds the handles: the local file vault, or the team store MCP_TASKS_STORE names.
-// The team store's driver is loaded only when one is configured (on its first use).
-import { fileStore, type HandleStore } from './handle-store.js';
+// Which engine holds the handles: the local file vault, or the team store MCP_TASKS_STORE names
+// (postgres:// or postgresql://, any libpq-style URL). The team store's code and its driver are
+// loaded on its first use, so `--help`, `get` and the local vault never load them.
+import { fileStore, type HandleStore, type StoreDescription } from './handle-store.js';
+import { VaultError } from './vault-errors.js';
+
+export const isTeamStoreUrl = (v: string | undefined): v is string => Boolean(v && /^postgres(ql)?:\/\//i.test(v));
+
+/** The team store, behind the seam, its module imported when first asked for anything. */
+function lazyTeamStore(url: string, env: NodeJS.ProcessEnv): HandleStore {
+  let store: Promise<HandleStore> | undefined;
+  const load = () => (store ??= import('./postgres/pg-store.js').then((m) => new m.PgHandleStore(url, env)));
+  const call =
+    <K extends keyof HandleStore>(k: K) =>
+    async (...args: unknown[]) => {
+      const s = await load();
+      return (s[k] as (...a: unknown[]) => unknown).apply(s, args);
+    };
+  const where = (() => {
+    try {
+      const u = new URL(url);
+      return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
+    } catch {
+      return '(an unparsable MCP_TASKS_STORE)';
+    }
+  })();
+  return {
+    engine: 'postgres',
+    describe: (): StoreDescription => ({ engine: 'postgres', where }),
+    check: call('check'),
+    prepare: call('prepare'),
+    get: call('get'),
+    put: call('put'),
+    create: call('create'),
+    update: call('update'),
+    query: call('query'),
+    list: call('list'),
+    listing: call('listing'),
+    listed: call('listed'),
+    resolve: call('resolve'),
+    sameIntent: call('sameIntent'),
+    merge: call('merge'),
+    bulkInsert: call('bulkInsert'),
+    remove: call('remove'),
+    close: async () => {
+      if (store) await (await store).close();
+    },
+  } as HandleStore;
+}
 
 export function openHandleStore(home: string, env: NodeJS.ProcessEnv, notice: (text: string) => void = () => {}): HandleStore {
+  const url = env.MCP_TASKS_STORE;
+  if (url) {
+    if (!isTeamStoreUrl(url)) {
+      throw new VaultError({ reason: 'team-store', next: 'Set MCP_TASKS_STORE to a postgres:// (or postgresql://) URL, or unset it to use the local vault.' }, 'MCP_TASKS_STORE is set but is not a postgres:// or postgresql:// URL');
+    }
+    return lazyTeamStore(url, env);
+  }
+  return fileStore(home, env, notice);
+}
+
+/** The local file vault, whatever MCP_TASKS_STORE says (`store push` reads it; a handle the team store could not take lands there). */
+export function openLocalStore(home: string, env: NodeJS.ProcessEnv, notice: (text: string) => void = () => {}): HandleStore {
   return fileStore(home, env, notice);
 }
