@@ -203,6 +203,8 @@ export interface TasksListed {
   vaultTotal(): number;
   /** --refresh: what each poll of an active record saw, by opId (a summary on stderr, "polled now" in the table). */
   refreshed?: Map<string, Refreshed> | undefined;
+  /** The team store: records come from many machines, so the table shows whose each is. */
+  showOrigin?: boolean;
 }
 
 /** `prune`: how many finished records were dropped (active, lost and in-doubt ones never are). */

@@ -69,8 +69,21 @@ export async function storePush(ctx: Context, refs: string[]): Promise<StorePush
         if (!records.some((x) => x.opId === r.opId)) records.push(r);
       }
     } else records.push(...(await local.list()));
+    // A handle kept locally because the team store was lost after its request left: the team
+    // store holds that operation's intent without a handle; the local record, with it, replaces it.
+    let attached = 0;
+    for (const r of records.filter((x) => x.pushPending && x.taskId)) {
+      let replaced = false;
+      await store.update(r.opId, (x) => {
+        if (x.taskId) return;
+        for (const k of Object.keys(x) as Array<keyof VaultRecord>) delete x[k];
+        Object.assign(x, structuredClone(r));
+        replaced = true;
+      });
+      if (replaced) attached++;
+    }
     // Credentials never enter the team store (the engine strips them): each person reconnects with their own.
-    const added = await store.merge(records);
+    const added = (await store.merge(records)) + attached;
     // Once in the team store, a local record no longer waits for a push.
     for (const r of records.filter((x) => x.pushPending)) {
       await local.update(r.opId, (x) => {

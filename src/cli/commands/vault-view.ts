@@ -5,7 +5,8 @@ import { openVault } from '../../app/task-target.js';
 import type { ListedRow, Refreshed, TaskFailure, TaskReport, TasksListed } from '../../app/outcomes.js';
 import { LIST_STATUSES } from '../choices.js';
 import { didYouMean } from '../did-you-mean.js';
-import { byCreatedAt, isActivePhase, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
+import { byCreatedAt, isActivePhase, originText, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
+import { isMine } from '../../vault/origin.js';
 import { listingRowJson } from '../../vault/listing-index.js';
 import { listedStatus } from '../../output/present-list.js';
 import { reportedPhase } from '../../vault/writer.js';
@@ -24,12 +25,19 @@ export interface ListOptions {
   limit?: number;
   /** Poll each listed active task first (one tasks/get each). */
   refresh?: boolean;
+  /** Only records whose origin (user@host, CI run) contains this text (case-insensitive). */
+  origin?: string;
+  /** Only records written by this user on this host. */
+  mine?: boolean;
 }
 
 /** The filters of `list` as one predicate (labels parsed once). */
-export function recordFilter(opts: ListOptions): (r: ListingMeta) => boolean {
+export function recordFilter(opts: ListOptions, env: NodeJS.ProcessEnv = process.env): (r: ListingMeta) => boolean {
   const labels = Object.entries(parseLabels(opts.label));
+  const origin = opts.origin?.toLowerCase();
   return (r) =>
+    (!origin || originText(r.origin).toLowerCase().includes(origin)) &&
+    (!opts.mine || isMine(r.origin, env)) &&
     Boolean(opts.all || opts.status || isActivePhase(r.phase) || r.phase === 'lost') &&
     (!opts.server || r.server.name === opts.server) &&
     (!opts.status || listedStatus(r) === opts.status || reportedPhase(r, Date.now()) === opts.status) &&
@@ -90,13 +98,13 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
   const vault = openVault(ctx);
   const labels = opts.label ?? [];
   // `--all` without filters keeps every row: nothing of a row is parsed, its stored JSON is copied.
-  const match = opts.server || opts.status || labels.length ? recordFilter(opts) : undefined;
+  const match = opts.server || opts.status || labels.length || opts.origin !== undefined || opts.mine ? recordFilter(opts, ctx.env) : undefined;
   const listedByDefault = !opts.all && !opts.status;
   const all = Boolean(opts.all);
-  const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`)];
+  const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`), ...(opts.origin !== undefined ? [`--origin ${opts.origin}`] : []), ...(opts.mine ? ['--mine'] : [])];
   // Opened before anything prints; the file vault streams its rows from disk while they are printed.
   const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
-  const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal: () => view.total() };
+  const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal: () => view.total(), ...(vault.engine === 'postgres' ? { showOrigin: true } : {}) };
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
     const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts));
