@@ -152,12 +152,16 @@ describe('the team store on PostgreSQL', () => {
     // What the tables do hold in clear: phase, server name, times, origin.
     assert.match(text, /demo-http/);
     assert.match(text, /terminal/);
-    // Another engineer's home gets the handle, never the credential.
+    // Another engineer's home gets the handle and how to authenticate, never the credential:
+    // without TEAM_TOKEN in their own shell the handle is not sent (exit 8); with it, it is.
     const other = await homeWithServer('demo-http', demo.url, ['--bearer-env', 'TEAM_TOKEN']);
     const shown = await other.run(['--json', 'show', 'label-secret-51d2'], { env });
     assert.equal(shown.code, 0, shown.stderr);
-    assert.doesNotMatch(shown.stdout, /bearer-secret-7f3a9c/);
     assert.match(shown.stdout, /TEAM_TOKEN/, 'it names how to authenticate');
+    const noToken = await other.run(['get', 'label-secret-51d2'], { env: { ...env, TEAM_TOKEN: undefined as unknown as string } });
+    assert.equal(noToken.code, 8, `the stored credential did not travel: ${noToken.stderr}`);
+    assert.match(noToken.stderr, /TEAM_TOKEN/);
+    assert.equal((await other.run(['get', 'label-secret-51d2'], { env: { ...env, TEAM_TOKEN: 'their-own-token' } })).code, 0);
   });
 
   test('a wrong team key is exit 9 and changes nothing', async () => {
