@@ -47,6 +47,8 @@ export interface HandleStore {
   listing(q: ListingQuery): Promise<ListingRow[]>;
   /** listing() without a limit, as a view read while it is printed. */
   listed(q: Omit<ListingQuery, 'limit'>): Promise<ListedRows>;
+  /** How many records the store holds in all. */
+  count(): Promise<number>;
   /** A taskId, a unique taskId or opId prefix (6+), an opId, or a label value. */
   resolve(ref: string): Promise<VaultRecord | undefined>;
   /** Records of the same intent (server, tool, arguments). */
@@ -105,6 +107,11 @@ export class FileHandleStore implements HandleStore {
         return n;
       },
     };
+  }
+  async count() {
+    let n = 0;
+    this.vault.eachListed({ listedByDefault: false }, () => n++);
+    return n;
   }
   async resolve(ref: string) {
     return this.vault.resolve(ref);

@@ -37,6 +37,7 @@ function lazyTeamStore(url: string, env: NodeJS.ProcessEnv): HandleStore {
     list: call('list'),
     listing: call('listing'),
     listed: call('listed'),
+    count: call('count'),
     resolve: call('resolve'),
     sameIntent: call('sameIntent'),
     merge: call('merge'),

@@ -102,24 +102,28 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
   const listedByDefault = !opts.all && !opts.status;
   const all = Boolean(opts.all);
   const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`), ...(opts.origin !== undefined ? [`--origin ${opts.origin}`] : []), ...(opts.mine ? ['--mine'] : [])];
-  // Opened before anything prints; the file vault streams its rows from disk while they are printed.
-  const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
-  const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal: () => view.total(), ...(vault.engine === 'postgres' ? { showOrigin: true } : {}) };
+  const listed = { kind: 'tasks-listed' as const, all, filters, ...(vault.engine === 'postgres' ? { showOrigin: true } : {}) };
+  // How many records in all, for the words of an empty list only: asked only then.
+  const totalFor = async (shown: number) => (shown ? 0 : await vault.count());
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
     const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts));
     // Rendered as the listing stores rows, so --json prints the same bytes as without --refresh.
     const rows = records.map((r): ListedRow => ({ get json() { return Buffer.from(listingRowJson(r), 'utf8'); }, meta: () => r }));
-    return { ...listed, refreshed: seen, eachRow: (row) => { for (const r of rows) row(r); } };
+    const total = await totalFor(rows.length);
+    return { ...listed, vaultTotal: () => total, refreshed: seen, eachRow: (row) => { for (const r of rows) row(r); } };
   }
   if (opts.limit !== undefined) {
     // From the newest end of the sealed listing, stopping early.
     const rows = (await vault.listing({ listedByDefault, ...(match ? { match } : {}), limit: opts.limit })).sort(byCreatedAt);
-    return { ...listed, eachRow: (row) => { for (const r of rows) row(r); } };
+    const total = await totalFor(rows.length);
+    return { ...listed, vaultTotal: () => total, eachRow: (row) => { for (const r of rows) row(r); } };
   }
   // Streamed from the sealed listing (a few large reads) while it is printed: at 100,000 records,
   // holding every row costs more in GC than reading them; --json copies runs of stored rows whole.
-  return { ...listed, eachRow: (row, runs) => view.each(row, runs) };
+  // Opened before anything prints; the file vault streams its rows from disk while they are printed.
+  const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
+  return { ...listed, vaultTotal: () => view.total(), eachRow: (row, runs) => view.each(row, runs) };
 }
 
 export async function runShow(ref: string, ctx: Context): Promise<number> {

@@ -403,13 +403,18 @@ export class PgHandleStore implements HandleStore {
 
   async listed(q: Omit<ListingQuery, 'limit'>): Promise<ListedRows> {
     const rows = await this.listing(q);
-    const total = await this.with(async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n));
+    const total = await this.count();
     return {
       each: (row) => {
         for (const r of rows) row(r);
       },
       total: () => total,
     };
+  }
+
+  async count(): Promise<number> {
+    await this.ready();
+    return this.with(async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n));
   }
 
   async resolve(ref: string): Promise<VaultRecord | undefined> {
