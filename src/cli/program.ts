@@ -282,6 +282,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--refresh', 'poll each listed active task first (one tasks/get each), then list what was seen')
     .option('--origin <text>', 'only records whose origin (user@host, CI run) contains this text')
     .option('--mine', 'only records written by this user on this host')
+    .option('--follow', 'team store: after the list, every record other machines add or change, as it happens (until Ctrl-C)')
     .option('--remote <server>', "the server's own task list (2025-11-25 tasks/list), marking the tasks this vault holds")
     .action(async (opts, cmd: Command) => {
       if (opts.remote !== undefined) {

@@ -3,7 +3,8 @@
 // --json each row's stored bytes (or a whole run of them) are copied out, nothing is parsed.
 import type { Context } from '../context.js';
 import type { Refreshed, TasksListed } from '../app/outcomes.js';
-import { byCreatedAt, isLostOrInDoubt, originText, typeableRef, type ListingMeta } from '../vault/vault-record.js';
+import { byCreatedAt, isLostOrInDoubt, originText, typeableRef, type ListingMeta, type VaultRecord } from '../vault/vault-record.js';
+import { listingRowJson } from '../vault/listing-index.js';
 import { makeStyle, renderTable, renderTsv, statusWord } from './render.js';
 import { ago } from './present-record.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
@@ -84,6 +85,17 @@ export function presentList(ctx: Context, o: TasksListed): void {
   });
   const width = ctx.stdout.columns?.();
   ctx.stdout.write(renderTable(['ref', 'status', 'server', 'tool', 'created', ...(o.showOrigin ? ['origin'] : []), 'labels'], rows, { ...(width !== undefined ? { width } : {}), flex: o.showOrigin ? 6 : 5, flexStyle: (t) => st.c.gray(t) }));
+}
+
+/**
+ * `list --follow`: one record another machine just wrote, as one line: its `list --json` row
+ * (NDJSON) with --json, else its ref, status, server, tool, origin and labels, tab-separated.
+ */
+export function presentFollowed(ctx: Context, rec: VaultRecord): void {
+  const now = ctx.now();
+  if (ctx.json) return void ctx.stdout.write(Buffer.concat([rowJson({ json: Buffer.from(listingRowJson(rec), 'utf8'), meta: () => rec }, now), Buffer.from('\n')]));
+  const labels = safeName(Object.entries(rec.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
+  ctx.stdout.write(`${[typeableRef(rec), listedStatus(rec, now), safeName(rec.server.name, 40), safeName(rec.operation.name, 60), safeName(originText(rec.origin), 120), labels].join('\t')}\n`);
 }
 
 /** One JSON array of the rows as stored (taskJson through safeJson): the same bytes as jsonLine of the row objects. */

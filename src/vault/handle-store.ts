@@ -58,6 +58,8 @@ export interface HandleStore {
   /** merge() for many records at once (import, seeding). */
   bulkInsert(records: VaultRecord[]): Promise<number>;
   remove(opIds: string[]): Promise<number>;
+  /** The team store only: each record as it is written from now on, until `signal` aborts (`list --follow`). */
+  follow?(onChange: (rec: VaultRecord) => void, signal: AbortSignal): Promise<void>;
   /** Release what the engine holds open (a database connection). */
   close(): Promise<void>;
 }

@@ -38,6 +38,7 @@ function lazyTeamStore(url: string, env: NodeJS.ProcessEnv): HandleStore {
     listing: call('listing'),
     listed: call('listed'),
     count: call('count'),
+    follow: call('follow'),
     resolve: call('resolve'),
     sameIntent: call('sameIntent'),
     merge: call('merge'),

@@ -241,6 +241,31 @@ describe('the team store on PostgreSQL', () => {
     }
   });
 
+  test('list --follow: on-call sees a record another runner adds within a second (LISTEN/NOTIFY)', async () => {
+    const { env } = await teamStore();
+    const onCall = await homeWithServer('demo-http', demo.url);
+    const runner = await homeWithServer('demo-http', demo.url);
+    const follow = onCall.spawn(['--json', 'list', '--follow', '--label', 'deploy=f7'], { env, timeoutMs: 60_000 });
+    try {
+      await follow.waitFor(/^\[\]$/m, { on: 'stdout', timeoutMs: 20_000 });
+      // The follow is listening once the list is printed; a record written now arrives as one line.
+      await sleep(300);
+      await runner.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'deploy=f7'], { env: { ...env, USER: 'runner-f' } });
+      const written = Date.now();
+      await runner.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'deploy=other'], { env });
+      // First the intent (written before the request left), then the record with its handle.
+      const m = await follow.waitFor(/^\{"taskId":"[^"]+".*"deploy":"f7".*\}$/m, { on: 'stdout', timeoutMs: 5_000 });
+      process.stderr.write(`# list --follow showed the record ${Date.now() - written} ms after the call returned\n`);
+      const rows = follow.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { phase: string; taskId: string | null });
+      assert.ok(rows.length >= 1 && JSON.parse(m[0]).phase === 'active', 'the row names its task (the handle the runner stored)');
+    } finally {
+      follow.kill('SIGINT');
+    }
+    const r = await follow.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.doesNotMatch(r.stdout, /"deploy":"other"/, 'the filters apply to what is followed');
+  });
+
   test('the store unreachable before a call: nothing is sent, exit 9 with the reason and the next step', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer();

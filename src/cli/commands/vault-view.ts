@@ -1,6 +1,6 @@
 // `list` and `show`: what the vault holds. Human output shows short id prefixes; --json full ids.
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import type { ListedRow, Refreshed, TaskFailure, TaskReport, TasksListed } from '../../app/outcomes.js';
 import { LIST_STATUSES } from '../choices.js';
@@ -8,7 +8,7 @@ import { didYouMean } from '../did-you-mean.js';
 import { byCreatedAt, isActivePhase, originText, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
 import { isMine } from '../../vault/origin.js';
 import { listingRowJson } from '../../vault/listing-index.js';
-import { listedStatus } from '../../output/present-list.js';
+import { listedStatus, presentFollowed } from '../../output/present-list.js';
 import { reportedPhase } from '../../vault/writer.js';
 import { parseLabels } from '../duration.js';
 import { finish } from '../finish.js';
@@ -29,6 +29,8 @@ export interface ListOptions {
   origin?: string;
   /** Only records written by this user on this host. */
   mine?: boolean;
+  /** Team store: after the list, every change other machines make, as it happens. */
+  follow?: boolean;
 }
 
 /** The filters of `list` as one predicate (labels parsed once). */
@@ -87,7 +89,17 @@ async function refreshRecords(ctx: Context, records: VaultRecord[]): Promise<{ r
 }
 
 export async function runList(opts: ListOptions, ctx: Context): Promise<number> {
-  return finish(ctx, await listTasks(opts, ctx));
+  if (!opts.follow) return finish(ctx, await listTasks(opts, ctx));
+  const vault = openVault(ctx);
+  if (!vault.follow) throw new CliError('usage', 'list --follow follows the team store, and MCP_TASKS_STORE is not set', 'Set MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY to follow what other machines add or change, or use `mcp-tasks watch --active` on this vault.');
+  if (opts.refresh || opts.limit !== undefined) throw new CliError('usage', '--follow cannot be combined with --refresh or --limit', 'Drop one of them.');
+  const code = finish(ctx, await listTasks(opts, ctx));
+  // Changes of any phase are shown (a task that ends is news), through the same filters.
+  const keep = recordFilter({ ...opts, all: true }, ctx.env);
+  await vault.follow((rec) => {
+    if (keep(rec)) presentFollowed(ctx, rec);
+  }, ctx.interrupt);
+  return code === 0 ? ExitCode.Interrupted : code;
 }
 
 /** What `list` shows: the matching records, read while the presenter prints them. */

@@ -471,6 +471,42 @@ export class PgHandleStore implements HandleStore {
     return this.with(async (c) => (await c.query('DELETE FROM mcp_tasks_records WHERE hop = ANY($1)', [opIds.map((id) => this.hop(keys, id))])).rowCount ?? 0, true);
   }
 
+  /**
+   * Every record another machine (or this one) writes from now on, as it is committed, until
+   * `signal` aborts: LISTEN on the store's channel, whose payload is only the record's hop (the
+   * record stays sealed; it is read and opened here). One connection of its own, outside the pool.
+   */
+  async follow(onChange: (rec: VaultRecord) => void, signal: AbortSignal): Promise<void> {
+    const keys = await this.ready();
+    const { default: pgm } = await import('pg');
+    const client = new pgm.Client({ connectionString: this.url, application_name: 'mcp-tasks follow' });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      this.dbError(err);
+    }
+    let chain = Promise.resolve();
+    await new Promise<void>((resolve, reject) => {
+      const stop = () => resolve();
+      if (signal.aborted) return resolve();
+      signal.addEventListener('abort', stop, { once: true });
+      client.on('error', (err) => reject(err));
+      client.on('end', () => (signal.aborted ? resolve() : reject(new Error('the connection to the team store closed'))));
+      client.on('notification', (n) => {
+        const hop = n.payload;
+        if (!hop) return;
+        // In commit order, one at a time: a record changed twice is shown twice, latest last.
+        chain = chain.then(async () => {
+          const [rec] = await this.with(async (c) => this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1', [hop]));
+          if (rec) onChange(rec);
+        }).catch(reject);
+      });
+    }).catch((err: unknown) => this.dbError(err)).finally(() => client.end().catch(() => {}));
+    await chain;
+  }
+
   async close(): Promise<void> {
     const p = pools.get(this.url);
     pools.delete(this.url);
