@@ -75,7 +75,9 @@ async function flows(h: TestHome, env: Record<string, string>): Promise<Array<[s
   const shape = (x: object) => Object.keys(x).filter((k) => !timing.has(k)).sort();
   const keys = (stdout: string) => {
     try {
-      const d = parseJsonDoc(stdout);
+      // watch --json prints one object per state it saw (how many is timing); the last is the final state.
+      const last = stdout.split('\n').filter((l) => l.trim() !== '').pop() ?? '';
+      const d = JSON.parse(last) as object | object[];
       return JSON.stringify(Array.isArray(d) ? d.map(shape) : shape(d));
     } catch {
       return '(no json)';
