@@ -58,6 +58,8 @@ function vaultNext(f: VaultFailure): string {
       return 'Make the mcp-tasks home writable, or point --home elsewhere.';
     case 'home-unusable':
       return 'Point --home (or MCP_TASKS_HOME) at a directory you can write.';
+    case 'team-store':
+      return f.next;
   }
 }
 

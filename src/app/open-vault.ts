@@ -5,7 +5,7 @@ import { listingRowJson } from '../output/render.js';
 import { listingRows } from '../vault/listing-index.js';
 import { Vault } from '../vault/vault.js';
 import type { HandleStore } from '../vault/handle-store.js';
-import { openHandleStore } from '../vault/open-store.js';
+import { openHandleStore, openLocalStore as localStoreAt } from '../vault/open-store.js';
 
 /** The listing's rows as `list --json` prints them; one instance, so its fingerprint is computed once. */
 export const LIST_JSON_ROWS = listingRows(listingRowJson);
@@ -23,3 +23,6 @@ export const openVault = (ctx: Context): HandleStore => openHandleStore(ctx.home
 
 /** The handle store for `home` without a command's context (shell completion). */
 export const storeAt = (home: string, env: NodeJS.ProcessEnv): HandleStore => openHandleStore(home, env, LIST_JSON_ROWS);
+
+/** The local file vault behind the seam, whatever MCP_TASKS_STORE says (`store push`, a handle the team store could not take). */
+export const openLocalStore = (ctx: Pick<Context, 'home' | 'env' | 'stderr'>): HandleStore => localStoreAt(ctx.home, ctx.env, LIST_JSON_ROWS, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));

@@ -9,7 +9,9 @@ import { sanitize } from '../output/sanitize.js';
 import { comparePrincipals } from '../tasks/principal.js';
 import { relistedKeys } from '../tasks/input-stuck.js';
 import type { HandleStore } from '../vault/handle-store.js';
-import type { VaultRecord } from '../vault/vault-record.js';
+import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
+import { openLocalStore } from './open-vault.js';
+import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import { followTask } from './follow.js';
 import { inScope, taskScope } from './with-task.js';
 import { report, type InDoubt, type Outcome } from './outcomes.js';
@@ -146,12 +148,17 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   const task = outcome.task;
   const target: TaskTarget = { record, persisted: true, entry, taskId: task.taskId };
   ctx.redact(task.taskId);
-  const scope = taskScope(ctx, session, vault, target);
+  let scope = taskScope(ctx, session, vault, target);
+  const notes: string[] = [];
   // The handle is on disk before anything is printed; if it cannot be, it is printed instead.
   try {
     await scope.observe(task);
   } catch (err) {
-    throw handleNotStored(entry, record, task.taskId, err);
+    // The team store was lost after the request left: the handle goes to the local vault, marked for `store push`.
+    const local = vault.engine === 'postgres' ? await keepInLocalVault(ctx, target, task, err) : undefined;
+    if (!local) throw handleNotStored(entry, record, task.taskId, err);
+    scope = taskScope(ctx, session, local.store, target);
+    notes.push(local.note);
   }
   // A sign-in in place during the call may have been someone else's: the task is theirs.
   const principal = session.signInPrincipal();
@@ -162,9 +169,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       });
     } catch { /* the handle is stored; the principal stays as recorded before the call */ }
   }
-  const notes = outcome.problems?.length
-    ? [`warning: the server's CreateTaskResult was malformed (${sanitize(outcome.problems.join('; '), { singleLine: true, maxLength: 300 })}); the handle was kept and the next poll reads the task's real state`]
-    : [];
+  if (outcome.problems?.length) notes.push(`warning: the server's CreateTaskResult was malformed (${sanitize(outcome.problems.join('; '), { singleLine: true, maxLength: 300 })}); the handle was kept and the next poll reads the task's real state`);
   if (cameLate) notes.push(LATE_HANDLE_NOTE);
   if (opts.detach) return { kind: 'detached', target, snapshot: task, ...(notes.length ? { notes } : {}) };
 
@@ -241,6 +246,28 @@ async function keepInDoubt(vault: HandleStore, record: VaultRecord, reason: (r: 
       `${record.operation.name}: the request was sent but no handle came back, and the vault could not record that (${sanitize(why, { singleLine: true, maxLength: 200 })})`,
       `The record stays as "submitting" (operation ${record.opId.slice(0, 8)}); once the vault is writable, \`mcp-tasks recover\` lists it as in doubt. Do not simply run the same call again.`,
     );
+  }
+}
+
+/**
+ * The team store could not take a handle that came back (it went away after the request left):
+ * the record, with its handle, is written to this machine's local vault and marked for `store
+ * push`, never only printed. Undefined when the local vault cannot take it either.
+ */
+async function keepInLocalVault(ctx: Context, target: TaskTarget, task: TaskSnapshot, err: unknown): Promise<{ store: HandleStore; note: string } | undefined> {
+  try {
+    const local = openLocalStore(ctx);
+    const rec = structuredClone(target.record);
+    applySnapshot(rec, task, new Date(ctx.now()).toISOString());
+    rec.pushPending = true;
+    await local.prepare();
+    await local.put(rec);
+    for (const k of Object.keys(target.record) as Array<keyof VaultRecord>) delete target.record[k];
+    Object.assign(target.record, rec);
+    const why = sanitize(err instanceof Error ? err.message : String(err), { singleLine: true, maxLength: 300 });
+    return { store: local, note: `warning: the team store could not take the handle (${why}); it is kept in the local vault (${ctx.home}) until \`mcp-tasks store push\` copies it there` };
+  } catch {
+    return undefined;
   }
 }
 

@@ -10,6 +10,7 @@ import { describeIdentity, identityOf, sameIdentity, authKind, secretVariables, 
 import { ServerStore } from '../servers/server-store.js';
 import type { HandleStore } from '../vault/handle-store.js';
 import { openLocalVault, openVault } from './open-vault.js';
+import { originOf } from '../vault/origin.js';
 export { openLocalVault, openVault };
 import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
@@ -80,6 +81,7 @@ export function newRecord(entry: ServerEntry, home: string, operation: VaultReco
     inputKeysSeen: [],
     inputKeysAnswered: [],
     labels,
+    origin: originOf(env),
     createdAt: now,
     updatedAt: now,
   };

@@ -283,6 +283,9 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--all', 'include finished tasks')
     .option('--limit <n>', 'only the N most recently created', positiveInt)
     .option('--refresh', 'poll each listed active task first (one tasks/get each), then list what was seen')
+    .option('--origin <text>', 'only records whose origin (user@host, CI run) contains this text')
+    .option('--mine', 'only records written by this user on this host')
+    .option('--follow', 'team store: after the list, every record other machines add or change, as it happens (until Ctrl-C)')
     .option('--remote <server>', "the server's own task list (2025-11-25 tasks/list), marking the tasks this vault holds")
     .action(async (opts, cmd: Command) => {
       if (opts.remote !== undefined) {
@@ -349,6 +352,28 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .action(async (opts, cmd: Command) => {
       const { runVaultCheck } = await import('./commands/vault-admin.js');
       done(await runVaultCheck({ ...(opts.repair ? { repair: true } : {}) }, ctxOf(cmd)));
+    });
+  const store = program.command('store').description('the team store (MCP_TASKS_STORE): status, init, push');
+  store
+    .command('status')
+    .description('which store holds the handles, whether it is reachable, its schema version, how many records and whose')
+    .action(async (_opts, cmd: Command) => {
+      const { runStoreStatus } = await import('./commands/store.js');
+      done(await runStoreStatus(ctxOf(cmd)));
+    });
+  store
+    .command('init')
+    .description('create or migrate the team store schema (idempotent; safe to run from every CI job)')
+    .action(async (_opts, cmd: Command) => {
+      const { runStoreInit } = await import('./commands/store.js');
+      done(await runStoreInit(ctxOf(cmd)));
+    });
+  store
+    .command('push [ref...]')
+    .description('copy local vault records (all, or these) into the team store; pushing twice adds nothing')
+    .action(async (refs: string[], _opts, cmd: Command) => {
+      const { runStorePush } = await import('./commands/store.js');
+      done(await runStorePush(refs, ctxOf(cmd)));
     });
 
   program

@@ -232,6 +232,8 @@ export interface TasksListed {
   vaultTotal(): number;
   /** --refresh: what each poll of an active record saw, by opId (a summary on stderr, "polled now" in the table). */
   refreshed?: Map<string, Refreshed> | undefined;
+  /** The team store: records come from many machines, so the table shows whose each is. */
+  showOrigin?: boolean;
 }
 
 /** `prune`: how many finished records were dropped (active, lost and in-doubt ones never are). */
@@ -321,7 +323,39 @@ export interface VaultChecked {
   repaired?: { moved: Array<{ from: string; to: string }>; listingRebuilt: boolean };
 }
 
-export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked;
+/** `store status`: which store holds the handles, and what it holds (never the database password). */
+export interface StoreStatus {
+  kind: 'store-status';
+  engine: 'files' | 'postgres';
+  /** The home directory, or the store URL without its password. */
+  where: string;
+  reachable: boolean;
+  schemaVersion: number | null;
+  records: number;
+  active: number;
+  /** Whose records (team store): origin and count, most first. */
+  origins: Array<{ origin: string; records: number }>;
+  /** Local records waiting for `store push` (the team store could not take them when written). */
+  pushPending: number;
+}
+
+/** `store init`: the schema created or brought up to date (idempotent). */
+export interface StoreInitialised {
+  kind: 'store-initialised';
+  where: string;
+  created: boolean;
+  schemaVersion: number;
+}
+
+/** `store push`: local records copied into the team store (twice adds nothing). */
+export interface StorePushed {
+  kind: 'store-pushed';
+  where: string;
+  added: number;
+  alreadyPresent: number;
+}
+
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked | StoreStatus | StoreInitialised | StorePushed;
 
 /** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
 export interface SignedIn {

@@ -3,7 +3,8 @@
 // --json each row's stored bytes (or a whole run of them) are copied out, nothing is parsed.
 import type { Context } from '../context.js';
 import type { Refreshed, TasksListed } from './outcomes.js';
-import { byCreatedAt, isLostOrInDoubt, typeableRef, type ListingMeta } from '../vault/vault-record.js';
+import { byCreatedAt, isLostOrInDoubt, originText, typeableRef, type ListingMeta, type VaultRecord } from '../vault/vault-record.js';
+import { listingRowJson } from './render.js';
 import { makeStyle, renderTable, renderTsv, statusWord } from './render.js';
 import { ago } from './present-record.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
@@ -66,7 +67,9 @@ export function presentList(ctx: Context, o: TasksListed): void {
   if (!ctx.stdout.isTTY) {
     // For scripts: tab-separated under one header row (so columns can be named), no colour, ISO
     // times; the last-seen time has its own column.
-    ctx.stdout.write(renderTsv([PIPED_HEADER, ...records.map((r) => [typeableRef(r), listedStatus(r, now), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r)])]));
+    // The team store adds whose each record is, as a last column (scripts reading the first ones are unaffected).
+    const origin = (r: ListingMeta) => (o.showOrigin ? [safeName(originText(r.origin), 300)] : []);
+    ctx.stdout.write(renderTsv([[...PIPED_HEADER, ...(o.showOrigin ? ['origin'] : [])], ...records.map((r) => [typeableRef(r), listedStatus(r, now), safeName(r.server.name), safeName(r.operation.name), r.createdAt, r.phase === 'active' && r.last ? r.updatedAt : '', labelsOf(r), ...origin(r)])]));
     return;
   }
   /** A live-looking status is only what was last seen: say when, unless it was polled just now. */
@@ -79,10 +82,21 @@ export function presentList(ctx: Context, o: TasksListed): void {
   const st = makeStyle(ctx.color);
   const rows = records.map((r) => {
     const note = seenNote(r);
-    return [typeableRef(r), `${statusWord(listedStatus(r, now) as never, st, r.result?.isError === true)}${note ? st.c.gray(` (${note})`) : ''}`, safeName(r.server.name, 40), safeName(r.operation.name, 60), ago(r.createdAt, now), labelsOf(r)];
+    return [typeableRef(r), `${statusWord(listedStatus(r, now) as never, st, r.result?.isError === true)}${note ? st.c.gray(` (${note})`) : ''}`, safeName(r.server.name, 40), safeName(r.operation.name, 60), ago(r.createdAt, now), ...(o.showOrigin ? [safeName(originText(r.origin), 80)] : []), labelsOf(r)];
   });
   const width = ctx.stdout.columns?.();
-  ctx.stdout.write(renderTable(['ref', 'status', 'server', 'tool', 'created', 'labels'], rows, { ...(width !== undefined ? { width } : {}), flex: 5, flexStyle: (t) => st.c.gray(t) }));
+  ctx.stdout.write(renderTable(['ref', 'status', 'server', 'tool', 'created', ...(o.showOrigin ? ['origin'] : []), 'labels'], rows, { ...(width !== undefined ? { width } : {}), flex: o.showOrigin ? 6 : 5, flexStyle: (t) => st.c.gray(t) }));
+}
+
+/**
+ * `list --follow`: one record another machine just wrote, as one line: its `list --json` row
+ * (NDJSON) with --json, else its ref, status, server, tool, origin and labels, tab-separated.
+ */
+export function presentFollowed(ctx: Context, rec: VaultRecord): void {
+  const now = ctx.now();
+  if (ctx.json) return void ctx.stdout.write(Buffer.concat([rowJson({ json: Buffer.from(listingRowJson(rec), 'utf8'), meta: () => rec }, now), Buffer.from('\n')]));
+  const labels = safeName(Object.entries(rec.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000);
+  ctx.stdout.write(`${[typeableRef(rec), listedStatus(rec, now), safeName(rec.server.name, 40), safeName(rec.operation.name, 60), safeName(originText(rec.origin), 120), labels].join('\t')}\n`);
 }
 
 /** One JSON array of the rows as stored (taskJson through safeJson): the same bytes as jsonLine of the row objects. */

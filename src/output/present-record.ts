@@ -79,6 +79,26 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
       }
       return;
     }
+    case 'store-status': {
+      if (ctx.json) {
+        out(jsonLine({ engine: o.engine, where: o.where, reachable: o.reachable, schemaVersion: o.schemaVersion, records: o.records, active: o.active, origins: o.origins, pushPending: o.pushPending }));
+        return;
+      }
+      out(`store: ${o.engine === 'postgres' ? `team store (PostgreSQL) ${safeName(o.where, 300)}` : `local vault in ${safeName(o.where, 300)}`}\n`);
+      if (o.engine === 'postgres') out(`reachable: yes; schema version ${o.schemaVersion ?? 'none (run `' + ctx.invocation + ' store init`)'}\n`);
+      out(`records: ${o.records} (${o.active} active, in doubt or lost)\n`);
+      for (const w of o.origins) out(`  ${w.records}\t${safeName(w.origin, 200)}\n`);
+      if (o.pushPending) out(`waiting for \`${ctx.invocation} store push\`: ${o.pushPending} local record(s) the team store could not take when they were written\n`);
+      return;
+    }
+    case 'store-initialised':
+      if (ctx.json) out(jsonLine({ where: o.where, created: o.created, schemaVersion: o.schemaVersion }));
+      else out(`${o.created ? 'created the team store' : 'the team store is ready'} at ${safeName(o.where, 300)} (schema version ${o.schemaVersion})\n`);
+      return;
+    case 'store-pushed':
+      if (ctx.json) out(jsonLine({ where: o.where, added: o.added, alreadyPresent: o.alreadyPresent }));
+      else out(`pushed ${o.added} record(s) to ${safeName(o.where, 300)}${o.alreadyPresent ? `; ${o.alreadyPresent} already there` : ''} (stored credentials are never copied)\n`);
+      return;
     case 'pruned':
       if (ctx.json) out(jsonLine({ pruned: o.removed }));
       else out(`pruned ${o.removed} finished task record(s); active, lost and in-doubt records are kept\n`);

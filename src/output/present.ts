@@ -49,6 +49,9 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'exported':
     case 'records-imported':
     case 'vault-checked':
+    case 'store-status':
+    case 'store-initialised':
+    case 'store-pushed':
       return presentVaultOutcome(ctx, outcome);
     case 'tasks-listed':
       return presentList(ctx, outcome);

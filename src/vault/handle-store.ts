@@ -47,6 +47,8 @@ export interface HandleStore {
   listing(q: ListingQuery): Promise<ListingRow[]>;
   /** listing() without a limit, as a view read while it is printed. */
   listed(q: Omit<ListingQuery, 'limit'>): Promise<ListedRows>;
+  /** How many records the store holds in all. */
+  count(): Promise<number>;
   /** A taskId, a unique taskId or opId prefix (6+), an opId, or a label value. */
   resolve(ref: string): Promise<VaultRecord | undefined>;
   /** Records of the same intent (server, tool, arguments). */
@@ -58,6 +60,8 @@ export interface HandleStore {
   remove(opIds: string[]): Promise<number>;
   /** Listing hops of records a read found damaged (list marks their rows); empty in a sound store. */
   damagedHops(): Promise<Set<string>>;
+  /** The team store only: each record as it is written from now on, until `signal` aborts (`list --follow`). */
+  follow?(onChange: (rec: VaultRecord) => void, signal: AbortSignal): Promise<void>;
   /** Release what the engine holds open (a database connection). */
   close(): Promise<void>;
 }
@@ -107,6 +111,11 @@ export class FileHandleStore implements HandleStore {
         return n;
       },
     };
+  }
+  async count() {
+    let n = 0;
+    this.vault.eachListed({ listedByDefault: false }, () => n++);
+    return n;
   }
   async resolve(ref: string) {
     return this.vault.resolve(ref);

@@ -105,6 +105,7 @@ export function listingMeta(rec: VaultRecord): ListingMeta {
   if (rec.resolution !== undefined) out.resolution = { outcome: rec.resolution.outcome };
   // Whether a `submitting` row is in doubt depends on its writer being alive, asked when it is shown.
   if (rec.writer !== undefined) out.writer = rec.writer;
+  if (rec.origin !== undefined) out.origin = rec.origin;
   return out;
 }
 

@@ -13,7 +13,9 @@ export type VaultFailure =
   | { reason: 'record-corrupt'; path: string }
   | { reason: 'no-space' }
   | { reason: 'not-writable' }
-  | { reason: 'home-unusable' };
+  | { reason: 'home-unusable' }
+  /** The team store (MCP_TASKS_STORE): unreachable, not initialised, wrong team key; `next` says what to do. */
+  | { reason: 'team-store'; next: string };
 
 /** The vault cannot be read or written; nothing in it was changed. */
 export class VaultError extends Error {

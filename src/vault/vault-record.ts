@@ -97,8 +97,12 @@ export interface VaultRecord {
    */
   resolution?: { outcome: 'completed' | 'not-run' | 'failed'; note?: string; at: string; was: VaultPhase; reason?: string };
   labels: Record<string, string>;
-  /** While `submitting`: the process sending the request (set by the vault), see writer.ts. */
-  writer?: { pid: number; startedAtMs: number };
+  /** While `submitting`: the process sending the request (set by the vault), see writer.ts; `host` in a team store. */
+  writer?: { pid: number; startedAtMs: number; host?: string };
+  /** Who and where the record was written first (user, host, CI run): `list --origin`, `--mine`. */
+  origin?: Origin;
+  /** Kept in the local vault because the team store could not take it: `store push` copies it there. */
+  pushPending?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -116,7 +120,7 @@ export type ListedRecord = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'last
  * What `list` filters on and shows in its table, as the sealed listing keeps it beside each row's
  * JSON (listing-index.ts). A VaultRecord is one too.
  */
-export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'labels' | 'createdAt' | 'updatedAt' | 'writer'> & {
+export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'labels' | 'createdAt' | 'updatedAt' | 'writer' | 'origin'> & {
   server: Pick<VaultRecord['server'], 'name'>;
   operation: Pick<VaultRecord['operation'], 'name'>;
   last?: Pick<NonNullable<VaultRecord['last']>, 'status'>;
@@ -126,6 +130,17 @@ export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'label
   /** `list` only: the record file could not be opened when last read (see `vault check`). */
   damaged?: boolean;
 };
+
+/** Who wrote a record, and where: the user, the host, and the CI run when the environment names one. */
+export interface Origin {
+  user: string;
+  host: string;
+  /** e.g. "github:owner/repo run 123", "gitlab:group/project job 45". */
+  ci?: string;
+}
+
+/** The origin in one line, as `list` shows it and `--origin` matches it. */
+export const originText = (o: Origin | undefined): string => (o ? `${o.user}@${o.host}${o.ci ? ` (${o.ci})` : ''}` : '');
 
 /** The operation name of a task adopted by taskId (`--server … --save`): this vault never saw its call. */
 export const UNKNOWN_OPERATION = '(unknown operation)';

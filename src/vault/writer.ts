@@ -2,6 +2,7 @@
 // the submission in doubt as soon as that process is gone instead of after a fixed age. The start
 // time tells a live writer from an unrelated process that was given the same pid later.
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { VaultRecord } from './vault-record.js';
 import { osPlatform, ownPid, ownStartMs, pidAlive } from '../fs/own-process.js';
 
@@ -9,6 +10,8 @@ export interface WriterStamp {
   pid: number;
   /** When the process started, in ms since the epoch (to within the tolerance below). */
   startedAtMs: number;
+  /** Set in a team store, where records from many machines meet: a pid means something only on its host. */
+  host?: string;
 }
 
 /** How a live process with this pid looks now: undefined when there is none. */
@@ -59,6 +62,8 @@ export const systemProcessProbe: ProcessProbe = (pid) => {
 export function writerGone(record: Pick<VaultRecord, 'writer'>, probe: ProcessProbe = systemProcessProbe): boolean {
   const w = record.writer;
   if (!w || !Number.isInteger(w.pid) || w.pid <= 0) return false;
+  // Another machine's process cannot be asked about from here: its record ages out instead.
+  if (w.host !== undefined && w.host !== hostname()) return false;
   const now = probe(w.pid);
   if (!now) return true;
   if (now.startedAtMs === undefined || !Number.isFinite(w.startedAtMs)) return false;

@@ -1,14 +1,15 @@
 // `list` and `show`: what the vault holds. Human output shows short id prefixes; --json full ids.
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import type { ListedRow, Refreshed, TaskFailure, TaskReport, TasksListed } from '../../app/outcomes.js';
 import { LIST_STATUSES } from '../choices.js';
 import { didYouMean } from '../did-you-mean.js';
-import { byCreatedAt, isActivePhase, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
+import { byCreatedAt, isActivePhase, originText, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
+import { isMine } from '../../vault/origin.js';
 import type { ListingRow } from '../../vault/listing-index.js';
 import { listingRowJson } from '../../output/render.js';
-import { listedStatus } from '../../output/present-list.js';
+import { listedStatus, presentFollowed } from '../../output/present-list.js';
 import { reportedPhase } from '../../vault/writer.js';
 import { parseLabels } from '../duration.js';
 import { finish } from '../finish.js';
@@ -26,12 +27,21 @@ export interface ListOptions {
   limit?: number;
   /** Poll each listed active task first (one tasks/get each). */
   refresh?: boolean;
+  /** Only records whose origin (user@host, CI run) contains this text (case-insensitive). */
+  origin?: string;
+  /** Only records written by this user on this host. */
+  mine?: boolean;
+  /** Team store: after the list, every change other machines make, as it happens. */
+  follow?: boolean;
 }
 
 /** The filters of `list` as one predicate (labels parsed once). */
-export function recordFilter(opts: ListOptions): (r: ListingMeta) => boolean {
+export function recordFilter(opts: ListOptions, env: NodeJS.ProcessEnv = process.env): (r: ListingMeta) => boolean {
   const labels = Object.entries(parseLabels(opts.label));
+  const origin = opts.origin?.toLowerCase();
   return (r) =>
+    (!origin || originText(r.origin).toLowerCase().includes(origin)) &&
+    (!opts.mine || isMine(r.origin, env)) &&
     Boolean(opts.all || opts.status || isActivePhase(r.phase) || r.phase === 'lost') &&
     (!opts.server || r.server.name === opts.server) &&
     (!opts.status || listedStatus(r) === opts.status || reportedPhase(r, Date.now()) === opts.status) &&
@@ -81,7 +91,17 @@ async function refreshRecords(ctx: Context, records: VaultRecord[]): Promise<{ r
 }
 
 export async function runList(opts: ListOptions, ctx: Context): Promise<number> {
-  return finish(ctx, await listTasks(opts, ctx));
+  if (!opts.follow) return finish(ctx, await listTasks(opts, ctx));
+  const vault = openVault(ctx);
+  if (!vault.follow) throw new CliError('usage', 'list --follow follows the team store, and MCP_TASKS_STORE is not set', 'Set MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY to follow what other machines add or change, or use `mcp-tasks watch --active` on this vault.');
+  if (opts.refresh || opts.limit !== undefined) throw new CliError('usage', '--follow cannot be combined with --refresh or --limit', 'Drop one of them.');
+  const code = finish(ctx, await listTasks(opts, ctx));
+  // Changes of any phase are shown (a task that ends is news), through the same filters.
+  const keep = recordFilter({ ...opts, all: true }, ctx.env);
+  await vault.follow((rec) => {
+    if (keep(rec)) presentFollowed(ctx, rec);
+  }, ctx.interrupt);
+  return code === 0 ? ExitCode.Interrupted : code;
 }
 
 /** What `list` shows: the matching records, read while the presenter prints them. */
@@ -92,13 +112,13 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
   const vault = openVault(ctx);
   const labels = opts.label ?? [];
   // `--all` without filters keeps every row: nothing of a row is parsed, its stored JSON is copied.
-  const match = opts.server || opts.status || labels.length ? recordFilter(opts) : undefined;
+  const match = opts.server || opts.status || labels.length || opts.origin !== undefined || opts.mine ? recordFilter(opts, ctx.env) : undefined;
   const listedByDefault = !opts.all && !opts.status;
   const all = Boolean(opts.all);
-  const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`)];
-  // Opened before anything prints; the file vault streams its rows from disk while they are printed.
-  const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
-  const listed = { kind: 'tasks-listed' as const, all, filters, vaultTotal: () => view.total() };
+  const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`), ...(opts.origin !== undefined ? [`--origin ${opts.origin}`] : []), ...(opts.mine ? ['--mine'] : [])];
+  const listed = { kind: 'tasks-listed' as const, all, filters, ...(vault.engine === 'postgres' ? { showOrigin: true } : {}) };
+  // How many records in all, for the words of an empty list only: asked only then.
+  const totalFor = async (shown: number) => (shown ? 0 : await vault.count());
   // Rows whose record file a read found damaged are marked (status "damaged"); the notes are
   // one small file, absent in a sound vault, so the usual listing pays nothing for this.
   const damaged = await vault.damagedHops();
@@ -108,17 +128,21 @@ export async function listTasks(opts: ListOptions, ctx: Context): Promise<TasksL
     const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts));
     // Rendered as the listing stores rows, so --json prints the same bytes as without --refresh.
     const rows = records.map((r): ListedRow => ({ get json() { return Buffer.from(listingRowJson(r), 'utf8'); }, meta: () => r }));
-    return { ...listed, refreshed: seen, eachRow: (row) => { for (const r of rows) row(r); } };
+    const total = await totalFor(rows.length);
+    return { ...listed, vaultTotal: () => total, refreshed: seen, eachRow: (row) => { for (const r of rows) row(r); } };
   }
   if (opts.limit !== undefined) {
     // From the newest end of the sealed listing, stopping early.
     const rows = (await vault.listing({ listedByDefault, ...(match ? { match } : {}), limit: opts.limit })).sort(byCreatedAt);
-    return { ...listed, eachRow: (row) => { for (const r of rows) row(mark(r)); } };
+    const total = await totalFor(rows.length);
+    return { ...listed, vaultTotal: () => total, eachRow: (row) => { for (const r of rows) row(mark(r)); } };
   }
   // Streamed from the sealed listing (a few large reads) while it is printed: at 100,000 records,
   // holding every row costs more in GC than reading them; --json copies runs of stored rows whole.
-  if (damaged.size) return { ...listed, eachRow: (row) => view.each((r) => row(mark(r))) };
-  return { ...listed, eachRow: (row, runs) => view.each(row, runs) };
+  // Opened before anything prints; the file vault streams its rows from disk while they are printed.
+  const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
+  if (damaged.size) return { ...listed, vaultTotal: () => view.total(), eachRow: (row) => view.each((r) => row(mark(r))) };
+  return { ...listed, vaultTotal: () => view.total(), eachRow: (row, runs) => view.each(row, runs) };
 }
 
 /** A row whose record file cannot be opened: shown, but as damaged, with `vault check` to say more. */

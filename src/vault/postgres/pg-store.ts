@@ -1,0 +1,527 @@
+// The team store: task handles in a PostgreSQL database shared by a CI fleet and its on-call
+// engineers, sealed end to end with the team key (MCP_TASKS_TEAM_KEY). The database sees only
+// ciphertext and what it must filter on:
+//
+//   mcp_tasks_meta     schema version, the team key's scrypt salt and cost, a sealed key check
+//   mcp_tasks_records  hop (keyed hash of the opId) · sealed record (AES-256-GCM, hop as AAD) ·
+//                      phase · server name · created/updated times · origin (user@host, CI run)
+//   mcp_tasks_hints    (hint, hop): keyed hashes of taskId (whole and 6-character prefix), opId
+//                      prefix, idempotency key, label values and intent, as the file vault's hints
+//
+// Someone who can read every table but has no team key learns no handle, argument, label value
+// or result. Credentials never enter it: a record keeps how to authenticate, not the secret.
+// Concurrency: create-if-absent is INSERT … ON CONFLICT DO NOTHING; a read-modify-write is a
+// short transaction around SELECT … FOR UPDATE, with the change a synchronous function: no lock
+// or transaction is ever held across a request to an MCP server (those happen outside this file).
+// The driver (`pg`) is loaded on the first use of a configured team store, never otherwise.
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Pool, PoolClient } from 'pg';
+import { VaultError } from '../vault-errors.js';
+import { AmbiguousRefError } from '../vault-errors.js';
+import { byCreatedAt, intentOf, originText, typeableRef, UNKNOWN_OPERATION, type IntentOf, type VaultRecord } from '../vault-record.js';
+import { ListingRow, type ListingRows } from '../listing-index.js';
+import { listedByDefault } from '../record-files.js';
+import { currentWriter } from '../writer.js';
+import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
+
+export const SCHEMA_VERSION = 1;
+const SCRYPT_N = 2 ** 14;
+const PREFIX_LEN = 6;
+const MIN_REF_PREFIX = 6;
+const CHECK_TEXT = 'mcp-tasks team key check v1';
+const LISTED_PHASES = ['submitting', 'active', 'in-doubt', 'lost'];
+/** The channel a write is announced on (the hop only: the record stays sealed). */
+export const NOTIFY_CHANNEL = 'mcp_tasks_changes';
+
+/** The store URL without its password (and without query parameters but sslmode): safe to print. */
+export function redactStoreUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    const ssl = u.searchParams.get('sslmode');
+    const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
+    return `${u.protocol}//${user}${u.host}${u.pathname}${ssl ? `?sslmode=${ssl}` : ''}`;
+  } catch {
+    return '(an unparsable MCP_TASKS_STORE)';
+  }
+}
+
+
+
+interface Keys {
+  record: Buffer;
+  index: Buffer;
+}
+
+interface Meta {
+  schema_version: number;
+  key_salt: string;
+  key_n: number;
+  key_check: Buffer;
+}
+
+const scryptAsync = (pass: string, salt: Buffer, N: number) =>
+  new Promise<Buffer>((resolve, reject) => scrypt(pass, salt, 32, { N, r: 8, p: 1, maxmem: 256 * N * 8 + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))));
+
+function deriveKeys(master: Buffer): Keys {
+  const k = (info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.from('mcp-tasks-team-store'), info, 32));
+  return { record: k('record-v1'), index: k('index-v1') };
+}
+
+function sealBytes(key: Buffer, plain: Buffer, aad: string): Buffer {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  c.setAAD(Buffer.from(aad));
+  const data = Buffer.concat([c.update(plain), c.final()]);
+  return Buffer.concat([iv, c.getAuthTag(), data]);
+}
+
+function openBytes(key: Buffer, sealed: Buffer, aad: string): Buffer | undefined {
+  if (sealed.length < 28) return undefined;
+  try {
+    const d = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, 12));
+    d.setAAD(Buffer.from(aad));
+    d.setAuthTag(sealed.subarray(12, 28));
+    return Buffer.concat([d.update(sealed.subarray(28)), d.final()]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One pool per store URL per process; idle connections never keep a finished command alive. */
+const pools = new Map<string, Promise<Pool>>();
+
+async function poolFor(url: string, env: NodeJS.ProcessEnv): Promise<Pool> {
+  let p = pools.get(url);
+  if (!p) {
+    p = (async () => {
+      const { default: pg } = await import('pg');
+      const timeout = Number(env.MCP_TASKS_STORE_TIMEOUT_MS) > 0 ? Number(env.MCP_TASKS_STORE_TIMEOUT_MS) : 10_000;
+      const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, connectionTimeoutMillis: timeout, query_timeout: timeout * 3, application_name: 'mcp-tasks' });
+      // A connection dropped while idle (a restarted server) is replaced on the next query.
+      pool.on('error', () => {});
+      return pool;
+    })();
+    pools.set(url, p);
+  }
+  return p;
+}
+
+export class PgHandleStore implements HandleStore {
+  readonly engine = 'postgres' as const;
+  private keys: Promise<Keys> | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly env: NodeJS.ProcessEnv,
+    /** How `list --json` renders a row (handed in from app/). */
+    private readonly listRows: ListingRows,
+  ) {}
+
+  describe(): StoreDescription {
+    return { engine: 'postgres', where: redactStoreUrl(this.url) };
+  }
+
+  private get shown() {
+    return redactStoreUrl(this.url);
+  }
+
+  private fail(message: string, next: string): never {
+    throw new VaultError({ reason: 'team-store', next }, message);
+  }
+
+  /** A database failure in one line, naming the store without its password. */
+  private dbError(err: unknown): never {
+    if (err instanceof VaultError || err instanceof AmbiguousRefError) throw err;
+    const e = err as { code?: string; message?: string };
+    const what = [e.code, e.message].filter(Boolean).join(' ') || String(err);
+    const why = what.replace(/\s+/g, ' ').slice(0, 300);
+    if (e.code === '28P01' || e.code === '28000') this.fail(`the team store ${this.shown} refused the database login (${why})`, 'Check the user and password in MCP_TASKS_STORE (or PGPASSWORD / ~/.pgpass); nothing was changed.');
+    if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, 'Create the database (or fix its name in MCP_TASKS_STORE), then run `mcp-tasks store init`.');
+    if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, 'Run `mcp-tasks store init` once (safe to run from every CI job), then retry.');
+    this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, 'Check that the database is up and MCP_TASKS_STORE is right (`mcp-tasks store status`); unset MCP_TASKS_STORE to use the local vault instead.');
+  }
+
+  private teamKey(): string {
+    const k = this.env.MCP_TASKS_TEAM_KEY;
+    if (!k) this.fail(`MCP_TASKS_STORE names a team store (${this.shown}) but MCP_TASKS_TEAM_KEY is not set: its records are sealed with that passphrase`, 'Set MCP_TASKS_TEAM_KEY to the team key (from your secret store; never on the command line), then retry.');
+    if (k.length < 12) this.fail('MCP_TASKS_TEAM_KEY is shorter than 12 characters', 'Use a long random passphrase, e.g. `openssl rand -base64 24`, shared with the team out of band.');
+    return k;
+  }
+
+  private async pool(): Promise<Pool> {
+    return poolFor(this.url, this.env);
+  }
+
+  /** Run `fn` with one connection (a transaction when `tx`), mapping database failures to vault errors. */
+  private async with<T>(fn: (c: PoolClient) => Promise<T>, tx = false): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await (await this.pool()).connect();
+    } catch (err) {
+      this.dbError(err);
+    }
+    let broken = false;
+    try {
+      if (tx) await client.query('BEGIN');
+      const out = await fn(client);
+      if (tx) await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      if (tx) await client.query('ROLLBACK').catch(() => (broken = true));
+      const code = (err as { code?: string }).code;
+      if (code === undefined || /^(08|57P)/.test(code) || code === 'ECONNRESET' || code === 'ECONNREFUSED') broken = true;
+      this.dbError(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async readMeta(c: PoolClient): Promise<Meta | undefined> {
+    const exists = await c.query<{ t: string | null }>("SELECT to_regclass('mcp_tasks_meta')::text AS t");
+    if (!exists.rows[0]?.t) return undefined;
+    const r = await c.query<Meta>('SELECT schema_version, key_salt, key_n, key_check FROM mcp_tasks_meta WHERE id = 1');
+    return r.rows[0];
+  }
+
+  /** The keys, from the team key and the store's salt, checked against its sealed key check. */
+  private async openKeys(meta: Meta): Promise<Keys> {
+    if (meta.schema_version > SCHEMA_VERSION) this.fail(`the team store ${this.shown} has schema version ${meta.schema_version}, newer than this mcp-tasks (${SCHEMA_VERSION}); nothing was changed`, 'Upgrade mcp-tasks on this machine.');
+    const pass = this.teamKey();
+    const master = await scryptAsync(pass, Buffer.from(meta.key_salt, 'base64'), meta.key_n);
+    const keys = deriveKeys(master);
+    const check = openBytes(keys.record, meta.key_check, 'key-check');
+    if (!check || check.toString('utf8') !== CHECK_TEXT) {
+      this.fail(`the team store ${this.shown} cannot be opened: MCP_TASKS_TEAM_KEY is not the key it was created with; nothing was changed`, 'Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran `mcp-tasks store init`).');
+    }
+    return keys;
+  }
+
+  private ready(): Promise<Keys> {
+    if (!this.keys) {
+      this.teamKey();
+      this.keys = this.with(async (c) => {
+        const meta = await this.readMeta(c);
+        if (!meta) this.fail(`the team store ${this.shown} has no mcp-tasks schema yet`, 'Run `mcp-tasks store init` once (safe to run from every CI job), then retry.');
+        return this.openKeys(meta);
+      });
+      // A failure is not cached: the next call asks again (a database back from a restart).
+      this.keys.catch(() => (this.keys = undefined));
+    }
+    return this.keys;
+  }
+
+  // -- schema ---------------------------------------------------------------------------------
+
+  /**
+   * Create or migrate the schema, and the key check on a new store. Idempotent; two CI jobs
+   * running it at once are serialised by a transaction-scoped advisory lock.
+   */
+  async init(): Promise<{ created: boolean; schemaVersion: number }> {
+    const pass = this.teamKey();
+    return this.with(async (c) => {
+      await c.query("SELECT pg_advisory_xact_lock(hashtext('mcp-tasks store init'))");
+      await c.query(`CREATE TABLE IF NOT EXISTS mcp_tasks_meta (
+        id int PRIMARY KEY CHECK (id = 1),
+        schema_version int NOT NULL,
+        key_salt text NOT NULL,
+        key_n int NOT NULL,
+        key_check bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now())`);
+      await c.query(`CREATE TABLE IF NOT EXISTS mcp_tasks_records (
+        hop text PRIMARY KEY,
+        sealed bytea NOT NULL,
+        phase text NOT NULL,
+        server_name text NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        origin text,
+        version bigint NOT NULL DEFAULT 1)`);
+      await c.query('CREATE TABLE IF NOT EXISTS mcp_tasks_hints (hint text NOT NULL, hop text NOT NULL REFERENCES mcp_tasks_records(hop) ON DELETE CASCADE, PRIMARY KEY (hint, hop))');
+      await c.query('CREATE INDEX IF NOT EXISTS mcp_tasks_hints_hop ON mcp_tasks_hints (hop)');
+      await c.query('CREATE INDEX IF NOT EXISTS mcp_tasks_records_created ON mcp_tasks_records (created_at, hop)');
+      await c.query(`CREATE INDEX IF NOT EXISTS mcp_tasks_records_listed ON mcp_tasks_records (created_at, hop) WHERE phase IN ('submitting', 'active', 'in-doubt', 'lost')`);
+      const meta = await this.readMeta(c);
+      if (meta) {
+        this.keys = this.openKeys(meta);
+        await this.keys;
+        if (meta.schema_version < SCHEMA_VERSION) await c.query('UPDATE mcp_tasks_meta SET schema_version = $1 WHERE id = 1', [SCHEMA_VERSION]);
+        return { created: false, schemaVersion: Math.max(meta.schema_version, SCHEMA_VERSION) };
+      }
+      const salt = randomBytes(16);
+      const keys = deriveKeys(await scryptAsync(pass, salt, SCRYPT_N));
+      await c.query('INSERT INTO mcp_tasks_meta (id, schema_version, key_salt, key_n, key_check) VALUES (1, $1, $2, $3, $4)', [SCHEMA_VERSION, salt.toString('base64'), SCRYPT_N, sealBytes(keys.record, Buffer.from(CHECK_TEXT), 'key-check')]);
+      this.keys = Promise.resolve(keys);
+      return { created: true, schemaVersion: SCHEMA_VERSION };
+    }, true);
+  }
+
+  /** What `store status` shows: reachable, schema version, counts, whose. Never the password. */
+  async status(): Promise<{ schemaVersion: number | null; records: number; active: number; origins: Array<{ origin: string; records: number }> }> {
+    return this.with(async (c) => {
+      const meta = await this.readMeta(c);
+      if (!meta) return { schemaVersion: null, records: 0, active: 0, origins: [] };
+      await this.ready();
+      const n = await c.query<{ all: string; active: string }>(`SELECT count(*) AS all, count(*) FILTER (WHERE phase IN ('submitting', 'active', 'in-doubt', 'lost')) AS active FROM mcp_tasks_records`);
+      const o = await c.query<{ origin: string | null; n: string }>('SELECT origin, count(*) AS n FROM mcp_tasks_records GROUP BY origin ORDER BY count(*) DESC LIMIT 10');
+      return { schemaVersion: meta.schema_version, records: Number(n.rows[0]!.all), active: Number(n.rows[0]!.active), origins: o.rows.map((r) => ({ origin: r.origin ?? '(unknown)', records: Number(r.n) })) };
+    });
+  }
+
+  // -- sealing and hints ----------------------------------------------------------------------
+
+  private hash(keys: Keys, kind: string, value: string, len = 22): string {
+    return createHmac('sha256', keys.index).update(`${kind}\0${value}`).digest('base64url').slice(0, len);
+  }
+
+  private hop(keys: Keys, opId: string): string {
+    return this.hash(keys, 'op', opId, 32);
+  }
+
+  private hintKeys(keys: Keys, rec: VaultRecord): string[] {
+    const out = new Set<string>([this.hash(keys, 'op6', rec.opId.slice(0, PREFIX_LEN))]);
+    if (rec.taskId) {
+      out.add(this.hash(keys, 'task6', rec.taskId.slice(0, PREFIX_LEN)));
+      out.add(this.hash(keys, 'task', rec.taskId));
+    }
+    for (const v of Object.values(rec.labels ?? {})) out.add(this.hash(keys, 'label', v));
+    if (rec.operation?.idempotencyKey) out.add(this.hash(keys, 'idem', rec.operation.idempotencyKey));
+    if (rec.operation && rec.operation.name !== UNKNOWN_OPERATION) out.add(this.hash(keys, 'intent', intentOf(rec)));
+    return [...out];
+  }
+
+  /** What is sealed: the record without credentials (each person reconnects with their own), its writer with its host. */
+  private storable(rec: VaultRecord): VaultRecord {
+    const { secrets: _never, ...auth } = rec.auth;
+    const out: VaultRecord = { ...rec, auth };
+    delete out.pushPending;
+    if (out.phase === 'submitting') out.writer = { ...currentWriter(), host: hostname() };
+    else delete out.writer;
+    return out;
+  }
+
+  private seal(keys: Keys, rec: VaultRecord, hop: string): Buffer {
+    return sealBytes(keys.record, Buffer.from(JSON.stringify(rec), 'utf8'), hop);
+  }
+
+  private open(keys: Keys, sealed: Buffer, hop: string): VaultRecord {
+    const plain = openBytes(keys.record, sealed, hop);
+    if (!plain) this.fail(`a record in the team store ${this.shown} cannot be decrypted (altered, or sealed with another key); nothing was changed`, 'Check that MCP_TASKS_TEAM_KEY is the team key; a record altered in the database cannot be recovered from it.');
+    return JSON.parse(plain.toString('utf8')) as VaultRecord;
+  }
+
+  /** Write the record's row and hints in the open transaction; `insert` only when absent. */
+  private async writeRow(c: PoolClient, keys: Keys, rec: VaultRecord, mode: 'insert' | 'upsert' | 'update'): Promise<boolean> {
+    const hop = this.hop(keys, rec.opId);
+    const args = [hop, this.seal(keys, rec, hop), rec.phase, rec.server.name, rec.createdAt, rec.updatedAt, rec.origin ? originText(rec.origin) : null];
+    let changed: number;
+    if (mode === 'update') {
+      changed = (await c.query('UPDATE mcp_tasks_records SET sealed = $2, phase = $3, server_name = $4, created_at = $5, updated_at = $6, origin = COALESCE(origin, $7), version = version + 1 WHERE hop = $1', args)).rowCount ?? 0;
+    } else {
+      const conflict = mode === 'insert' ? 'DO NOTHING' : 'DO UPDATE SET sealed = EXCLUDED.sealed, phase = EXCLUDED.phase, server_name = EXCLUDED.server_name, updated_at = EXCLUDED.updated_at, version = mcp_tasks_records.version + 1';
+      changed = (await c.query(`INSERT INTO mcp_tasks_records (hop, sealed, phase, server_name, created_at, updated_at, origin) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hop) ${conflict}`, args)).rowCount ?? 0;
+    }
+    if (!changed) return false;
+    const hints = this.hintKeys(keys, rec);
+    await c.query('DELETE FROM mcp_tasks_hints WHERE hop = $1 AND NOT (hint = ANY($2))', [hop, hints]);
+    await c.query('INSERT INTO mcp_tasks_hints (hint, hop) SELECT unnest($2::text[]), $1 ON CONFLICT DO NOTHING', [hop, hints]);
+    await c.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, hop]);
+    return true;
+  }
+
+  private async rows(c: PoolClient, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
+    const r = await c.query<{ hop: string; sealed: Buffer }>(sql, args);
+    return r.rows.map((row) => this.open(keys, row.sealed, row.hop));
+  }
+
+  /** Records a hint of `kind` for `value` points at, checked by `accept` once decrypted. */
+  private async lookup(c: PoolClient, keys: Keys, kind: string, value: string, accept: (r: VaultRecord) => boolean): Promise<VaultRecord[]> {
+    const hint = this.hash(keys, kind, kind.endsWith('6') ? value.slice(0, PREFIX_LEN) : value);
+    const recs = await this.rows(c, keys, 'SELECT r.hop, r.sealed FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1', [hint]);
+    return recs.filter(accept);
+  }
+
+  // -- the seam -------------------------------------------------------------------------------
+
+  async check(): Promise<void> {
+    await this.ready();
+  }
+
+  async prepare(): Promise<void> {
+    await this.ready();
+  }
+
+  async get(opId: string): Promise<VaultRecord | undefined> {
+    const keys = await this.ready();
+    return this.with(async (c) => (await this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, opId)]))[0]);
+  }
+
+  async put(record: VaultRecord): Promise<void> {
+    const keys = await this.ready();
+    const rec = this.storable(record);
+    await this.with((c) => this.writeRow(c, keys, rec, 'upsert'), true);
+  }
+
+  async create(record: VaultRecord): Promise<boolean> {
+    const keys = await this.ready();
+    const rec = this.storable(record);
+    return this.with((c) => this.writeRow(c, keys, rec, 'insert'), true);
+  }
+
+  async update(opId: string, change: (rec: VaultRecord) => void): Promise<VaultRecord | undefined> {
+    const keys = await this.ready();
+    const hop = this.hop(keys, opId);
+    return this.with(async (c) => {
+      const [rec] = await this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1 FOR UPDATE', [hop]);
+      if (!rec) return undefined;
+      change(rec);
+      const stored = this.storable(rec);
+      await this.writeRow(c, keys, stored, 'update');
+      return stored;
+    }, true);
+  }
+
+  async query(q: VaultQuery): Promise<VaultRecord[]> {
+    const keys = await this.ready();
+    if (q.limit !== undefined && q.limit <= 0) return [];
+    const where = q.listedByDefault ? `WHERE phase IN (${LISTED_PHASES.map((p) => `'${p}'`).join(', ')})` : '';
+    return this.with(async (c) => {
+      // Without a filter to apply after decryption, the database stops at the limit.
+      const limit = q.limit !== undefined && !q.match ? ` LIMIT ${Math.floor(q.limit)}` : '';
+      const recs = await this.rows(c, keys, `SELECT hop, sealed FROM mcp_tasks_records ${where} ORDER BY created_at DESC, hop DESC${limit}`, []);
+      let out = recs.filter((r) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r)));
+      if (q.limit !== undefined) out = out.slice(0, q.limit);
+      return out.reverse().sort(byCreatedAt);
+    });
+  }
+
+  /** A row that does not open with the team key is an error when read, not a mark: none to list. */
+  async damagedHops(): Promise<Set<string>> {
+    return new Set();
+  }
+
+  async list(): Promise<VaultRecord[]> {
+    return this.query({});
+  }
+
+  async listing(q: ListingQuery): Promise<ListingRow[]> {
+    return (await this.query(q)).map((r) => ListingRow.of(r.opId, r, this.listRows));
+  }
+
+  async listed(q: Omit<ListingQuery, 'limit'>): Promise<ListedRows> {
+    const rows = await this.listing(q);
+    const total = await this.count();
+    return {
+      each: (row) => {
+        for (const r of rows) row(r);
+      },
+      total: () => total,
+    };
+  }
+
+  async count(): Promise<number> {
+    await this.ready();
+    return this.with(async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n));
+  }
+
+  async resolve(ref: string): Promise<VaultRecord | undefined> {
+    const keys = await this.ready();
+    return this.with(async (c) => {
+      const unique = (recs: VaultRecord[]) => [...new Map(recs.map((r) => [r.opId, r])).values()].sort(byCreatedAt);
+      const [byOp] = await this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, ref)]);
+      const exact = unique([...(byOp ? [byOp] : []), ...(await this.lookup(c, keys, 'task', ref, (r) => r.taskId === ref))]);
+      if (exact.length === 1) return exact[0];
+      if (exact.length > 1) throw ambiguous(ref, exact);
+      const byLabel = unique(await this.lookup(c, keys, 'label', ref, (r) => Object.values(r.labels).includes(ref)));
+      if (byLabel.length === 1) return byLabel[0];
+      if (byLabel.length > 1) throw ambiguous(ref, byLabel);
+      if (ref.length >= MIN_REF_PREFIX) {
+        const byPrefix = unique([...(await this.lookup(c, keys, 'task6', ref, (r) => r.taskId?.startsWith(ref) === true)), ...(await this.lookup(c, keys, 'op6', ref, (r) => r.opId.startsWith(ref)))]);
+        if (byPrefix.length === 1) return byPrefix[0];
+        if (byPrefix.length > 1) throw ambiguous(ref, byPrefix);
+      }
+      return undefined;
+    });
+  }
+
+  async sameIntent(probe: IntentOf): Promise<VaultRecord[]> {
+    const keys = await this.ready();
+    const intent = intentOf(probe);
+    return this.with(async (c) => (await this.lookup(c, keys, 'intent', intent, (r) => r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent)).sort(byCreatedAt));
+  }
+
+  async merge(records: VaultRecord[]): Promise<number> {
+    const keys = await this.ready();
+    let added = 0;
+    const handles = new Set<string>();
+    for (const r of records) {
+      const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
+      if (handle && handles.has(handle)) continue;
+      if (handle) handles.add(handle);
+      const rec = this.storable(r);
+      const inserted = await this.with(async (c) => {
+        if (r.taskId && (await this.lookup(c, keys, 'task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name)).length) return false;
+        return this.writeRow(c, keys, rec, 'insert');
+      }, true);
+      if (inserted) added++;
+    }
+    return added;
+  }
+
+  bulkInsert(records: VaultRecord[]): Promise<number> {
+    return this.merge(records);
+  }
+
+  async remove(opIds: string[]): Promise<number> {
+    if (!opIds.length) return 0;
+    const keys = await this.ready();
+    return this.with(async (c) => (await c.query('DELETE FROM mcp_tasks_records WHERE hop = ANY($1)', [opIds.map((id) => this.hop(keys, id))])).rowCount ?? 0, true);
+  }
+
+  /**
+   * Every record another machine (or this one) writes from now on, as it is committed, until
+   * `signal` aborts: LISTEN on the store's channel, whose payload is only the record's hop (the
+   * record stays sealed; it is read and opened here). One connection of its own, outside the pool.
+   */
+  async follow(onChange: (rec: VaultRecord) => void, signal: AbortSignal): Promise<void> {
+    const keys = await this.ready();
+    const { default: pgm } = await import('pg');
+    const client = new pgm.Client({ connectionString: this.url, application_name: 'mcp-tasks follow' });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      this.dbError(err);
+    }
+    let chain = Promise.resolve();
+    await new Promise<void>((resolve, reject) => {
+      const stop = () => resolve();
+      if (signal.aborted) return resolve();
+      signal.addEventListener('abort', stop, { once: true });
+      client.on('error', (err) => reject(err));
+      client.on('end', () => (signal.aborted ? resolve() : reject(new Error('the connection to the team store closed'))));
+      client.on('notification', (n) => {
+        const hop = n.payload;
+        if (!hop) return;
+        // In commit order, one at a time: a record changed twice is shown twice, latest last.
+        chain = chain.then(async () => {
+          const [rec] = await this.with(async (c) => this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1', [hop]));
+          if (rec) onChange(rec);
+        }).catch(reject);
+      });
+    }).catch((err: unknown) => this.dbError(err)).finally(() => client.end().catch(() => {}));
+    await chain;
+  }
+
+  async close(): Promise<void> {
+    const p = pools.get(this.url);
+    pools.delete(this.url);
+    if (p) await (await p).end().catch(() => {});
+  }
+}
+
+function ambiguous(ref: string, recs: VaultRecord[]): AmbiguousRefError {
+  const list = recs.slice(0, 5).map((r) => `${typeableRef(r, 10)} (${r.server.name} ${r.operation.name})`).join(', ');
+  return new AmbiguousRefError(ref, recs.length, `"${ref}" matches ${recs.length} records in the team store: ${list}${recs.length > 5 ? ', …' : ''}`);
+}

