@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { resolveHome } from '../home.js';
 import { CliError, ExitCode } from '../errors.js';
 import { FAULT_NAMES, LIST_STATUSES, RESOLUTIONS, SHELLS } from './choices.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../output/did-you-mean.js';
 
 /** Said instead of candidates when the slot is a file name: the shell completes files itself. */
 export const FILES_DIRECTIVE = ':files';

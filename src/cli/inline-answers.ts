@@ -4,7 +4,7 @@
 import { CliError } from '../errors.js';
 import { formSchemaOf } from '../tasks/answer-template.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
-import { buildArguments } from './tool-args.js';
+import { buildArguments } from '../app/tool-args.js';
 
 export function inlineAnswers(pairs: readonly string[], pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[], ref: string): Record<string, unknown> {
   const open = Object.keys(pending).filter((k) => !answeredBefore.includes(k) && pending[k]!.method !== 'roots/list');

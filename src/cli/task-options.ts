@@ -34,19 +34,8 @@ export interface CancelOptions extends TargetOptions {
   force?: boolean;
 }
 
-export interface CallOptions {
-  argsJson?: string;
-  argsFile?: string;
-  detach?: boolean;
-  timeoutMs?: number;
-  labels: Record<string, string>;
-  answers?: string;
-  acceptDefaults?: boolean;
-  /** Names the operation: its opId is derived from it, so every retry is the same submission. */
-  idempotencyKey?: string;
-  /** Send although an identical call is in doubt. */
-  sendAnyway?: boolean;
-}
+import type { CallOptions } from '../app/call.js';
+export type { CallOptions };
 
 type Flags = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

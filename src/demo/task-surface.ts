@@ -4,7 +4,7 @@
 import { hasTaskClientCapabilityV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { ErrorCode, isTaskMethod, TASKS_EXTENSION_ID } from '../protocol/constants.js';
-import { argumentsMessage } from '../protocol/schema-message.js';
+import { argumentsMessage } from '../tasks/schema-message.js';
 import { capabilityNames, declaredCapabilities, missingCapabilities } from './input-capabilities.js';
 import { IDEMPOTENCY_META_KEY, RpcError, type TaskEngine } from './task-engine.js';
 import { findTool, hostileInputs, hostileText, plainKeys, plainText, type DemoTool, type InputRequest, type JsonObject } from './tools.js';

@@ -5,7 +5,7 @@ import { CliError } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import { recover, type RecoverOptions, type Resolution } from '../../app/recover.js';
 import { RESOLUTIONS } from '../choices.js';
-import { didYouMean } from '../did-you-mean.js';
+import { didYouMean } from '../../output/did-you-mean.js';
 import { finish } from '../finish.js';
 
 type Flags = Omit<RecoverOptions, 'resolve'> & { resolve?: string };

@@ -6,7 +6,7 @@ import { safeName } from '../../output/sanitize.js';
 import { ServerStore } from '../../servers/server-store.js';
 import { withServerName } from '../../app/remote-error.js';
 import { probeServer } from '../../session/open-session.js';
-import { didYouMean } from '../did-you-mean.js';
+import { didYouMean } from '../../output/did-you-mean.js';
 import { finish } from '../finish.js';
 
 export async function runTools(server: string, ctx: Context, toolName?: string): Promise<number> {

@@ -4,7 +4,7 @@ import { CliError, ExitCode } from '../../errors.js';
 import { openVault } from '../../app/task-target.js';
 import type { ListedRow, Refreshed, TaskFailure, TaskReport, TasksListed } from '../../app/outcomes.js';
 import { LIST_STATUSES } from '../choices.js';
-import { didYouMean } from '../did-you-mean.js';
+import { didYouMean } from '../../output/did-you-mean.js';
 import { byCreatedAt, isActivePhase, originText, type ListingMeta, type VaultRecord } from '../../vault/vault-record.js';
 import { isMine } from '../../vault/origin.js';
 import type { ListingRow } from '../../vault/listing-index.js';

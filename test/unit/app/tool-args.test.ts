@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildArguments, validateArguments } from '../../../src/cli/tool-args.js';
+import { buildArguments, validateArguments } from '../../../src/app/tool-args.js';
 import { parseDuration, parseLabels } from '../../../src/cli/duration.js';
 import { CliError } from '../../../src/errors.js';
 

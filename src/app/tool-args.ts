@@ -3,9 +3,9 @@
 // tool's inputSchema before anything is sent.
 import { readFileArg, type Input } from '../context.js';
 import { CliError } from '../errors.js';
-import { argumentsMessage } from '../protocol/schema-message.js';
+import { argumentsMessage } from '../tasks/schema-message.js';
 import { safeName } from '../output/sanitize.js';
-import { closest } from './did-you-mean.js';
+import { closest } from '../output/did-you-mean.js';
 
 type Schema = {
   type?: string | string[];
