@@ -10,13 +10,3 @@ export function parseDuration(value: string, flag = '--timeout'): number {
   if (!Number.isFinite(ms) || ms <= 0) throw new CliError('usage', `${flag} must be more than zero`, 'Use 90s, 5m, 1h, or a number of milliseconds.');
   return Math.round(ms);
 }
-
-export function parseLabels(values: string[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const v of values ?? []) {
-    const i = v.indexOf('=');
-    if (i <= 0 || i === v.length - 1) throw new CliError('usage', `--label "${v}" is not key=value`, 'e.g. --label uhp.response=resp_123');
-    out[v.slice(0, i)] = v.slice(i + 1);
-  }
-  return out;
-}

@@ -2,7 +2,8 @@
 // any command module loads, so a bad flag fails fast and flag parsing is testable on its own
 // with an injected run function (see buildProgram's `runners`).
 import type { TargetOptions } from '../app/task-target.js';
-import { parseDuration, parseLabels } from './duration.js';
+import { parseDuration } from './duration.js';
+import { parseLabels } from '../app/labels.js';
 
 export type GetOptions = TargetOptions;
 

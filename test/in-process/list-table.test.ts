@@ -9,7 +9,7 @@ import { fakeClock, runInProcess } from '../helpers/in-process.js';
 import { fakeTaskId, makeRecord } from '../helpers/vault-helpers.js';
 import { vaultAt } from '../../src/app/open-vault.js';
 import { typeableRef, type VaultRecord } from '../../src/vault/vault-record.js';
-import { ago, localTime } from '../../src/cli/commands/vault-view.js';
+import { ago, localTime } from '../../src/output/present-record.js';
 
 const NOKC = { MCP_TASKS_NO_KEYCHAIN: '1' };
 const ESC = /\x1b\[/;

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildArguments, validateArguments } from '../../../src/app/tool-args.js';
-import { parseDuration, parseLabels } from '../../../src/cli/duration.js';
+import { parseDuration } from '../../../src/cli/duration.js';
+import { parseLabels } from '../../../src/app/labels.js';
 import { CliError } from '../../../src/errors.js';
 
 const schema = {

@@ -10,7 +10,8 @@ import { fakeTaskId, makeRecord } from '../../helpers/vault-helpers.js';
 import { vaultAt } from '../../../src/app/open-vault.js';
 import type { ProcessIO } from '../../../src/context.js';
 import { buildContext } from '../../../src/build-context.js';
-import { listTasks, type ListOptions } from '../../../src/cli/commands/vault-view.js';
+import { listTasks, type ListOptions } from '../../../src/app/list.js';
+import { openVault } from '../../../src/app/open-vault.js';
 import { present } from '../../../src/output/present.js';
 import { exitCodeOf } from '../../../src/app/exit-code.js';
 import type { TasksListed } from '../../../src/app/outcomes.js';
@@ -30,7 +31,7 @@ function captured(home: string, json: boolean) {
 
 async function listed(home: string, opts: ListOptions, json: boolean) {
   const c = captured(home, json);
-  const outcome = await listTasks(opts, c.ctx);
+  const outcome = await listTasks(c.ctx, openVault(c.ctx), opts);
   // Counted, not replaced: how the presenter took the rows (one at a time, or stored runs whole).
   const counts = { rows: 0, runs: 0 };
   const eachRow = outcome.eachRow;
