@@ -351,7 +351,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--repair', 'move damaged record files aside (never deleted) and rebuild the listing from the record files')
     .action(async (opts, cmd: Command) => {
       const { runVaultCheck } = await import('./commands/vault-admin.js');
-      done(await runVaultCheck({ ...(opts.repair ? { repair: true } : {}) }, ctxOf(cmd)));
+      done(runVaultCheck({ ...(opts.repair ? { repair: true } : {}) }, ctxOf(cmd)));
     });
   const store = program.command('store').description('the team store (MCP_TASKS_STORE): status, init, push');
   store
