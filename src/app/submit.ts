@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { ServerEntry } from '../servers/server-entry.js';
-import { provesNothingCreated, serverAnswerOf, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
+import { provesNothingCreated, serverAnswerOf, type CallToolResult, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
 import { sanitize } from '../output/sanitize.js';
 import { comparePrincipals } from '../tasks/principal.js';
 import { relistedKeys } from '../tasks/input-stuck.js';
@@ -44,14 +44,29 @@ export function callWaitFrom(env: NodeJS.ProcessEnv): number {
 }
 
 export async function submitOperation(ctx: Context, session: TaskSession, vault: HandleStore, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<Outcome> {
+  const rounds = await callRounds(ctx, session, vault, entry, record, opts);
+  if ('kind' in rounds) return rounds;
+  const { outcome, cameLate } = rounds;
+  if (outcome.kind === 'complete') return storeDirectResult(ctx, vault, entry, record, outcome.result, cameLate);
+  if (outcome.kind === 'input_required') return unansweredInput(ctx, vault, entry, record, outcome);
+  return followCreatedTask(ctx, session, vault, entry, record, outcome, cameLate, opts);
+}
+
+type RoundsEnd = { outcome: ToolCallOutcome; cameLate: boolean };
+
+/**
+ * tools/call, round after round while the server asks before it creates a task (multi round-trip):
+ * each round's questions answered once, then the call retried with those answers and the
+ * server's requestState. A call that fails is in doubt (returned as that outcome) unless a late
+ * answer to it still comes.
+ */
+async function callRounds(ctx: Context, session: TaskSession, vault: HandleStore, entry: ServerEntry, record: VaultRecord, opts: SubmitOptions): Promise<RoundsEnd | Outcome> {
   const server = entry.name;
   const tool = record.operation.name;
-  const args = record.operation.arguments;
   const opId = record.opId;
   const now = () => new Date(ctx.now()).toISOString();
   const idemKey = record.operation.idempotencyMeta;
   const callWaitMs = callWaitFrom(ctx.env);
-
   let outcome: ToolCallOutcome;
   // The next retry: the latest round's responses and requestState only. The server keeps earlier
   // rounds in its requestState; re-sent old keys make some servers take them as a new answer and loop.
@@ -61,12 +76,10 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   // Once a round has left a call open on the server (2025-11-25: the tool asked mid-call), the
   // tool is running: no later failure proves that nothing was created.
   let callOpened = false;
-  // The answer came after the round's wait ran out (lateCallOutcome): said so in the output.
-  let cameLate = false;
   for (let round = 0; ; round++) {
     try {
       outcome = await session.callTool(
-        { name: tool, arguments: args, ...(idemKey ? { meta: { [idemKey]: opId } } : {}), ...(retry ?? {}) },
+        { name: tool, arguments: record.operation.arguments, ...(idemKey ? { meta: { [idemKey]: opId } } : {}), ...(retry ?? {}) },
         { signal: ctx.interrupt, timeoutMs: callWaitMs },
       );
     } catch (err) {
@@ -74,10 +87,7 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
       // In doubt on disk first; then a late answer to the call (2025-11-25: its request is still
       // open) may still bring the handle, which turns the record into the task's (scope.observe below).
       const late = await session.lateCallOutcome(LATE_ANSWER_WAIT_MS, ctx.interrupt);
-      if (!late) return inDoubt;
-      outcome = late;
-      cameLate = true;
-      break;
+      return late ? { outcome: late, cameLate: true } : inDoubt;
     }
     if (outcome.kind === 'input_required' && outcome.callOpen) callOpened = true;
     if (outcome.kind !== 'input_required' || round >= MAX_INPUT_ROUNDS) break;
@@ -106,45 +116,52 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
     answeredInCall.push(...Object.keys(plan.send));
     retry = { inputResponses: plan.send, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) };
   }
+  return { outcome, cameLate: false };
+}
 
-  if (outcome.kind === 'complete') {
-    const result = outcome.result;
-    const late = cameLate ? { late: true as const } : {};
-    try {
-      await vault.update(opId, (r) => {
-        // A result once stored is never replaced (a late answer after another process closed the record).
-        if (r.result !== undefined) return;
-        r.phase = 'terminal';
-        r.result = result;
-        delete r.reason;
-        r.updatedAt = now();
-      });
-    } catch (err) {
-      // The tool ran and this is the only copy of what it returned: show it whatever the disk says.
-      const why = sanitize(err instanceof Error ? err.message : String(err), { singleLine: true, maxLength: 200 });
-      return { kind: 'direct-result', record, server, result, notStored: why, ...late };
-    }
-    return { kind: 'direct-result', record, server, result, ...late };
+/** A plain (non-task) result: stored once, and shown whatever the disk says (it is the only copy). */
+async function storeDirectResult(ctx: Context, vault: HandleStore, entry: ServerEntry, record: VaultRecord, result: CallToolResult, cameLate: boolean): Promise<Outcome> {
+  const server = entry.name;
+  const late = cameLate ? { late: true as const } : {};
+  try {
+    await vault.update(record.opId, (r) => {
+      // A result once stored is never replaced (a late answer after another process closed the record).
+      if (r.result !== undefined) return;
+      r.phase = 'terminal';
+      r.result = result;
+      delete r.reason;
+      r.updatedAt = new Date(ctx.now()).toISOString();
+    });
+  } catch (err) {
+    // The tool ran and this is the only copy of what it returned: show it whatever the disk says.
+    const why = sanitize(err instanceof Error ? err.message : String(err), { singleLine: true, maxLength: 200 });
+    return { kind: 'direct-result', record, server, result, notStored: why, ...late };
   }
+  return { kind: 'direct-result', record, server, result, ...late };
+}
 
-  if (outcome.kind === 'input_required' && outcome.callOpen) {
+/** The rounds ended with questions nobody answered: in doubt if the call is open on the server, else nothing exists. */
+async function unansweredInput(ctx: Context, vault: HandleStore, entry: ServerEntry, record: VaultRecord, outcome: Extract<ToolCallOutcome, { kind: 'input_required' }>): Promise<Outcome> {
+  const server = entry.name;
+  const tool = record.operation.name;
+  if (outcome.callOpen) {
     // The tool asked in the middle of a call that reached the server (2025-11-25 plain call): the
     // request is dismissed when the session closes, but what the tool did before it asked stays
     // done. Not "nothing was started": the record stays, in doubt.
-    await keepInDoubt(vault, record, () => OPEN_CALL_UNANSWERED, now());
-    const next = `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${opId.slice(0, 8)}\`: it tells whether resubmitting is safe (resubmit from a terminal, where the question can be answered) and how to close the record.`;
+    await keepInDoubt(vault, record, () => OPEN_CALL_UNANSWERED, new Date(ctx.now()).toISOString());
+    const next = `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells whether resubmitting is safe (resubmit from a terminal, where the question can be answered) and how to close the record.`;
     return { kind: 'in-doubt', record, server, reason: OPEN_CALL_UNANSWERED, next, inputRequests: outcome.inputRequests };
   }
-
-  if (outcome.kind === 'input_required') {
-    // The server asks before it creates any task (multi round-trip); nothing exists yet.
-    await vault.remove([opId]);
-    if (Object.keys(outcome.inputRequests).length === 0) {
-      throw new CliError('protocol', `${tool} on server "${server}" still answers with requestState only (nothing to answer) after ${MAX_INPUT_ROUNDS + 1} tries; nothing was started`, `The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.`, ExitCode.Unreachable);
-    }
-    return { kind: 'input-before-task', record, server, inputRequests: outcome.inputRequests };
+  // The server asks before it creates any task (multi round-trip); nothing exists yet.
+  await vault.remove([record.opId]);
+  if (Object.keys(outcome.inputRequests).length === 0) {
+    throw new CliError('protocol', `${tool} on server "${server}" still answers with requestState only (nothing to answer) after ${MAX_INPUT_ROUNDS + 1} tries; nothing was started`, `The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.`, ExitCode.Unreachable);
   }
+  return { kind: 'input-before-task', record, server, inputRequests: outcome.inputRequests };
+}
 
+/** A task was created: its handle stored before anything is printed, then detached or followed to its end. */
+async function followCreatedTask(ctx: Context, session: TaskSession, vault: HandleStore, entry: ServerEntry, record: VaultRecord, outcome: Extract<ToolCallOutcome, { kind: 'task' }>, cameLate: boolean, opts: SubmitOptions): Promise<Outcome> {
   const task = outcome.task;
   const target: TaskTarget = { record, persisted: true, entry, taskId: task.taskId };
   ctx.redact(task.taskId);
@@ -172,7 +189,6 @@ export async function submitOperation(ctx: Context, session: TaskSession, vault:
   if (outcome.problems?.length) notes.push(`warning: the server's CreateTaskResult was malformed (${sanitize(outcome.problems.join('; '), { singleLine: true, maxLength: 300 })}); the handle was kept and the next poll reads the task's real state`);
   if (cameLate) notes.push(LATE_HANDLE_NOTE);
   if (opts.detach) return { kind: 'detached', target, snapshot: task, ...(notes.length ? { notes } : {}) };
-
   // In the task's scope: a failure from here on (Ctrl-C at a prompt) names the task, never "run it again".
   return inScope(scope, async () => {
     const end = await followTask(scope, {
