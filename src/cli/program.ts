@@ -234,9 +234,10 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       done(await run.get(ref, getOptions(opts), ctx));
     });
   withTargetOptions(program.command('watch [ref...]'))
-    .description("poll at the server's pollIntervalMs until terminal")
+    .description("follow until terminal: pushed states where the server offers them, else polls at its pollIntervalMs")
     .addHelpText('after', wrapped(refHelp))
     .option('--active', 'watch every active task in the vault (no refs needed)')
+    .option('--poll', 'poll with tasks/get only; do not subscribe to pushed states (subscriptions/listen)')
     .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
     .action(async (refs: string[], opts, cmd: Command) => {

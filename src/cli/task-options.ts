@@ -10,6 +10,8 @@ export interface WatchOptions extends TargetOptions {
   timeoutMs?: number;
   answers?: string;
   active?: boolean;
+  /** --poll: tasks/get only, no subscriptions/listen. */
+  poll?: boolean;
 }
 
 export interface AnswerOptions extends TargetOptions {
@@ -55,7 +57,7 @@ const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server),
 const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(str(f.timeout)!) : undefined);
 
 export const getOptions = (f: Flags): GetOptions => targetOptions(f);
-export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), active: f.active === true || undefined });
+export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), active: f.active === true || undefined, poll: f.poll === true || undefined });
 export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOptions(f), answers: str(f.answers), decline: strs(f.decline), cancel: strs(f.cancel), again: strs(f.again), template: f.template === true || undefined });
 export const cancelOptions = (f: Flags): CancelOptions => pick({ ...targetOptions(f), wait: f.wait === true || undefined, timeoutMs: timeoutOf(f), force: f.force === true || undefined });
 export const callOptions = (f: Flags): CallOptions => {

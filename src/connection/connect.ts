@@ -11,6 +11,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
+  SUBSCRIPTION_ID_META,
   TASKS_EXTENSION_ID,
 } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, markNotSent } from '../protocol/remote-errors.js';
@@ -81,6 +82,21 @@ export interface Connection {
   openStandaloneStream(): Promise<void>;
   /** Streamable HTTP: end the session on the server (the SDK transport's DELETE with Mcp-Session-Id); a no-op without one. */
   terminateSession(): Promise<void>;
+  /**
+   * 2026-07-28: a `subscriptions/listen` stream for these task ids, opened and closed by the SDK
+   * client's listen(). Resolves on the server's acknowledgement with the ids it agreed to; each
+   * `notifications/tasks` on the connection is handed to `onTask` unparsed (the caller validates).
+   */
+  listenTasks(taskIds: string[], onTask: (params: unknown) => void, opts?: { timeoutMs?: number }): Promise<TaskListen>;
+}
+
+/** An open listen stream for tasks. */
+export interface TaskListen {
+  /** The ids the server acknowledged (a subset of those asked). */
+  readonly acknowledged: string[];
+  /** 'local': we closed it; 'graceful': the server ended it; 'remote': the stream or connection dropped. */
+  readonly closed: Promise<'local' | 'graceful' | 'remote'>;
+  close(): Promise<void>;
 }
 
 export interface ConnectOptions {
@@ -295,9 +311,28 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const pending = new Map<string, Pending>();
   const abandoned = new Set<string>();
   let serverRequestHandler: ((request: ServerRequest) => boolean) | undefined;
+  // subscriptions/listen: the SDK owns the stream, but its 2026 decoder keeps only the list-changed
+  // fields of an acknowledgement and has no notifications/tasks; both are read here, raw.
+  const listenIds: string[] = [];
+  const acks = new Map<string, string[]>();
+  const taskHandlers = new Set<(params: unknown) => void>();
+  const innerSend = t.send.bind(t);
+  t.send = ((message: { method?: unknown; id?: unknown }, options?: unknown) => {
+    if (message.method === 'subscriptions/listen' && typeof message.id === 'string') listenIds.push(message.id);
+    return innerSend(message as never, options as never);
+  }) as typeof t.send;
   const inner = t.onmessage;
   t.onmessage = (msg, extra) => {
-    const m = msg as { id?: unknown; method?: unknown };
+    const m = msg as { id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown>; notifications?: { taskIds?: unknown } } };
+    if (m.method === 'notifications/tasks' && m.id === undefined) {
+      for (const h of taskHandlers) h(m.params);
+      return;
+    }
+    if (m.method === 'notifications/subscriptions/acknowledged') {
+      const sub = m.params?._meta?.[SUBSCRIPTION_ID_META];
+      const ids = m.params?.notifications?.taskIds;
+      if (typeof sub === 'string') acks.set(sub, Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : []);
+    }
     if (serverRequestHandler && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
       const params = (msg as { params?: unknown }).params;
       const request: ServerRequest = { id: m.id, method: m.method, ...(params && typeof params === 'object' ? { params: params as Record<string, unknown> } : {}) };
@@ -542,6 +577,30 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
       // resumeStream without an event id is a plain GET stream (no Last-Event-ID replay).
       const http = t as { resumeStream?: (lastEventId: string) => Promise<void> };
       if (entry.transport === 'http' && http.resumeStream) await http.resumeStream('').catch((e: unknown) => opts.debug?.(`standalone stream: ${String(e)}`));
+    },
+    async listenTasks(taskIds, onTask, lo = {}) {
+      const before = listenIds.length;
+      const opening = client.listen({ taskIds } as never, { timeout: lo.timeoutMs ?? timeout });
+      // The SDK wrote the request before its first await: its id is the one just recorded.
+      const id = listenIds[before];
+      taskHandlers.add(onTask);
+      let subscription;
+      try {
+        subscription = await opening;
+      } catch (err) {
+        taskHandlers.delete(onTask);
+        throw normalizeError(err, 'subscriptions/listen', sdk);
+      } finally {
+        if (id !== undefined) listenIds.splice(listenIds.indexOf(id), 1);
+      }
+      const acknowledged = (id !== undefined ? acks.get(id) : undefined) ?? [];
+      if (id !== undefined) acks.delete(id);
+      const asked = new Set(taskIds);
+      const closed = subscription.closed.then((why) => {
+        taskHandlers.delete(onTask);
+        return why;
+      });
+      return { acknowledged: acknowledged.filter((x) => asked.has(x)), closed, close: () => subscription.close() };
     },
     async terminateSession() {
       const http = t as { terminateSession?: () => Promise<void>; sessionId?: string };

@@ -7,7 +7,7 @@
 // Timelines are pure functions of time and the stored answers, so a change is found by
 // evaluating each subscribed task on a short tick (and at once after an answer or a cancel).
 import { hasTaskClientCapabilityV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { ErrorCode, isTerminalStatus, TASKS_EXTENSION_ID } from '../protocol/constants.js';
+import { ErrorCode, isTerminalStatus, SUBSCRIPTION_ID_META, TASKS_EXTENSION_ID } from '../protocol/constants.js';
 import { declaredCapabilities, missingCapabilities } from './input-capabilities.js';
 import type { TaskEngine } from './task-engine.js';
 import type { StoredTask } from './task-store.js';
@@ -15,7 +15,6 @@ import type { InputRequest, JsonObject } from './tools.js';
 import type { RpcRequest } from './task-surface.js';
 import { DEMO_SERVER_INFO } from './sdk-server.js';
 
-export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
 /** How often subscribed tasks are evaluated: a change is pushed at most this late. */
