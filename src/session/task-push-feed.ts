@@ -21,6 +21,8 @@ const MAX_FAILED_OPENS = 5;
 
 class Channel implements PushChannel {
   current = 0;
+  /** Until the first listen naming it is answered (or fails). */
+  waiting = true;
   private readonly queue: PushEvent[] = [];
   private wake: (() => void) | undefined;
 
@@ -28,6 +30,15 @@ class Channel implements PushChannel {
 
   epoch(): number {
     return this.current;
+  }
+  pending(): boolean {
+    return this.waiting && this.current === 0;
+  }
+  /** The first answer about this task came (acknowledged or not): the follower stops waiting for it. */
+  settle(): void {
+    if (!this.waiting) return;
+    this.waiting = false;
+    if (this.current === 0) this.put({ kind: 'epoch' });
   }
   setEpoch(epoch: number): void {
     if (epoch === this.current) return;
@@ -143,6 +154,7 @@ export class TaskPushFeed {
       this.busy = false;
       const why = err instanceof Error ? err.message : String(err);
       // An answer to the listen request (method not found, missing capability, ...): this server does not push.
+      for (const ch of this.channels.values()) ch.settle();
       if (err instanceof RpcResponseError || ++this.failedOpens >= MAX_FAILED_OPENS) {
         this.unsupported = true;
         this.debug?.(`the server does not push task states (subscriptions/listen: ${why}); polling`);
@@ -168,11 +180,13 @@ export class TaskPushFeed {
       if (!acked.has(id)) {
         this.refused.add(id);
         ch.setEpoch(0);
+        ch.settle();
         continue;
       }
       // Carried over from the stream being replaced: no gap, so no news for the follower.
       if (old && old.ids.has(id) && ch.current === old.epoch) ch.current = epoch;
       else ch.setEpoch(epoch);
+      ch.settle();
       for (const e of early.get(id) ?? []) ch.put(e);
     }
     void listen.closed.then((why) => this.onClosed(listen, why));

@@ -12,6 +12,11 @@ import { waitForPush, type PushChannel } from './push.js';
  * interval if longer): a lost notification can delay an update, never hide it.
  */
 export const SAFETY_POLL_MS = 30_000;
+/**
+ * How long the first poll may wait for the answer to a listen naming the task (it normally comes
+ * within milliseconds, with the task's state): a thousand tasks then cost no first tasks/get each.
+ */
+export const PUSH_ACK_GRACE_MS = 2_000;
 
 /** Where an observed state came from. */
 export type StateSource = 'push' | 'poll';
@@ -152,8 +157,10 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
     if (epoch === 0 || synced !== epoch) return ms;
     const expires = s ? expiresAtMs(s) : undefined;
     const left = expires !== undefined ? Math.max(MIN_POLL_INTERVAL_MS, expires - opts.now()) : Infinity;
-    return Math.min(Math.max(SAFETY_POLL_MS, ms), left);
+    // Spread over the last fifth of the period: a thousand tasks synced at once do not poll at once.
+    return Math.min(Math.round(Math.max(SAFETY_POLL_MS, ms) * (0.8 + Math.random() / 5)), left);
   };
+  const ackGraceUntil = opts.now() + PUSH_ACK_GRACE_MS;
 
   for (;;) {
     if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
@@ -167,7 +174,14 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
           if (left <= 0) return { kind: 'timeout', snapshot: last };
           ms = Math.min(ms, left);
         }
-        if (ms <= 0) break;
+        if (ms <= 0) {
+          // The listen is still unanswered: a little longer, for the state it brings.
+          if (push?.pending() && opts.now() < ackGraceUntil) {
+            until = ackGraceUntil;
+            continue;
+          }
+          break;
+        }
         if (!push) {
           await opts.sleep(ms, opts.signal);
           break;

@@ -8,7 +8,7 @@ export type PushEvent =
   | { kind: 'state'; snapshot: TaskSnapshot }
   /** A pushed state for this task that failed validation: refused like a malformed tasks/get. */
   | { kind: 'refused'; error: Error }
-  /** The server started (acknowledged) or stopped (stream dropped) pushing this task: see epoch(). */
+  /** The server started (acknowledged), refused or stopped (stream dropped) pushing this task: see epoch(). */
   | { kind: 'epoch' };
 
 export interface PushChannel {
@@ -17,6 +17,8 @@ export interface PushChannel {
    * covers it (a new number after a stream was re-opened). 0: not acknowledged, or dropped.
    */
   epoch(): number;
+  /** A listen naming this task is on its way and unanswered: the first poll may wait a little for it. */
+  pending(): boolean;
   /** Resolves when an event is queued (or at once if one is); resolves, never rejects, on `signal`. */
   ready(signal: AbortSignal): Promise<void>;
   /** The oldest queued event, if any. */
@@ -28,6 +30,7 @@ export interface PushChannel {
 /** A channel that never pushes: servers without the feature, 2025-11-25, `--poll`. */
 export const NO_PUSH: PushChannel = {
   epoch: () => 0,
+  pending: () => false,
   ready: (signal) => new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }))),
   take: () => undefined,
   close: () => {},
