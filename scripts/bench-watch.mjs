@@ -87,7 +87,7 @@ async function createTasks(url, n, leadMs, start) {
 }
 
 function records(tasks, url, server) {
-  return tasks.map(({ task, seconds }, i) => {
+  return tasks.map(({ task, seconds }) => {
     const at = task.createdAt;
     return {
       opId: randomUUID(),
