@@ -131,6 +131,13 @@ export class TaskEngine {
     return { task, view, wire: this.wireTask(task, view, true) };
   }
 
+  /** The task's view now, or undefined once it has expired (a listen stream's cheap re-evaluation). */
+  viewNow(task: StoredTask): TaskView | undefined {
+    const now = this.now();
+    if (task.ttlMs !== null && now > task.createdAtMs + task.ttlMs) return undefined;
+    return this.view(task, now);
+  }
+
   private tell(taskId: string): void {
     for (const f of this.changed) f(taskId);
   }

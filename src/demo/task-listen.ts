@@ -18,7 +18,7 @@ import { DEMO_SERVER_INFO } from './sdk-server.js';
 const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
 /** How often subscribed tasks are evaluated: a change is pushed at most this late. */
-const TICK_MS = 20;
+const TICK_MS = 40;
 /** Stored tasks are re-read this often (another process on the same store may have answered). */
 const RELOAD_MS = 1000;
 
@@ -87,16 +87,16 @@ export class Subscription {
 
   private push(taskId: string, f: Followed): void {
     if (this.closed) return;
-    const now = this.engine.detailed(taskId, f.stored);
+    const view = this.engine.viewNow(f.stored);
     // Expired: tasks/get would answer "not found" now; nothing more is pushed for it.
-    if (!now) return void this.tasks.delete(taskId);
-    const { view, wire } = now;
-    const sig = JSON.stringify([view.status, view.changedAtMs, view.statusMessage, view.pollIntervalMs, Object.keys(view.inputRequests ?? {})]);
+    if (!view) return void this.tasks.delete(taskId);
+    // Every tick evaluates every task: the comparison is kept cheap, the wire task built on change only.
+    const sig = `${view.status}\0${view.changedAtMs}\0${view.statusMessage ?? ''}\0${view.pollIntervalMs}\0${Object.keys(view.inputRequests ?? {}).join('\0')}`;
     if (sig === f.sent) return;
     // Never an input request the client did not declare (tasks/get answers -32021 for it).
     if (view.status === 'input_required' && missingCapabilities((view.inputRequests ?? {}) as Record<string, InputRequest>, this.declared)) return;
     f.sent = sig;
-    this.sink(this.stamp({ method: 'notifications/tasks', params: wire }));
+    this.sink(this.stamp({ method: 'notifications/tasks', params: this.engine.wireTask(f.stored, view, true) }));
     if (isTerminalStatus(view.status)) this.tasks.delete(taskId);
   }
 

@@ -13,10 +13,11 @@ import { waitForPush, type PushChannel } from './push.js';
  */
 export const SAFETY_POLL_MS = 30_000;
 /**
- * How long the first poll may wait for the answer to a listen naming the task (it normally comes
- * within milliseconds, with the task's state): a thousand tasks then cost no first tasks/get each.
+ * How long the first poll may wait for the answer to a listen naming the task, and then for the
+ * first pushed state (both normally come within milliseconds): a thousand tasks then cost no
+ * first tasks/get each. A server that pushes only changes gets that one poll after this wait.
  */
-export const PUSH_ACK_GRACE_MS = 2_000;
+export const PUSH_ACK_GRACE_MS = 5_000;
 
 /** Where an observed state came from. */
 export type StateSource = 'push' | 'poll';
@@ -196,10 +197,10 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         if (event.kind === 'epoch') {
           const epoch = push.epoch();
           opts.onPushEpoch?.(epoch);
-          // Dropped: tasks/get at the task's interval again, spread so a thousand tasks do not poll at once.
-          // Acknowledged: polls go on at the interval until a state shows the stream flows.
-          const fallback = epoch === 0 ? Math.round(delayAfter(last) * (0.5 + Math.random() / 2)) : delayAfter(last);
-          until = Math.min(until, opts.now() + fallback);
+          // Dropped or refused: tasks/get at the task's interval again, spread so a thousand tasks
+          // do not poll at once. Acknowledged: the state should follow; a poll only if it does not soon.
+          if (epoch === 0) until = Math.min(until, opts.now() + Math.round(delayAfter(last) * (0.5 + Math.random() / 2)));
+          else if (synced !== epoch) until = Math.max(until, opts.now() + PUSH_ACK_GRACE_MS);
           continue;
         }
         // A pushed state older than one already seen (a poll overtook it) is not news.

@@ -48,14 +48,13 @@ export async function waitForPush(
 ): Promise<PushEvent | undefined> {
   const queued = push.take();
   if (queued) return queued;
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const done = new AbortController();
+  // AbortSignal.any, not a listener per wait: a thousand followers share the one Ctrl-C signal.
+  const stop = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
   try {
-    await Promise.race([push.ready(stop.signal), sleep(ms, stop.signal).catch(() => {})]);
+    await Promise.race([push.ready(stop), sleep(ms, stop).catch(() => {})]);
   } finally {
-    stop.abort();
-    signal?.removeEventListener('abort', onAbort);
+    done.abort();
   }
   return push.take();
 }
