@@ -87,7 +87,7 @@ test('push: input_required and completion are printed within 100 ms of the chang
 
 test('a server that acknowledges no id: watch polls at pollIntervalMs, never faster', async (t) => {
   const { h, log } = await world(t, { faults: ['no-push'] });
-  const taskId = await startConfirm(h, 1500);
+  const taskId = await startConfirm(h, 3000);
   const r = await watchLines(h, ['--answers', answers(h), taskId]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual([...new Set(r.events.map((e) => e.doc.via))], ['poll']);
