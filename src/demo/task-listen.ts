@@ -18,7 +18,7 @@ import { DEMO_SERVER_INFO } from './sdk-server.js';
 const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
 /** How often subscribed tasks are evaluated: a change is pushed at most this late. */
-const TICK_MS = 40;
+const TICK_MS = 20;
 /** Stored tasks are re-read this often (another process on the same store may have answered). */
 const RELOAD_MS = 1000;
 
