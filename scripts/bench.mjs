@@ -13,7 +13,8 @@
 // Targets (issue 10), checked here, never in the tests:
 //   at 100,000 records: get and call --detach within 1.25× their 10-record wall time, peak RSS
 //   within +20 MiB; list --json --limit 50 within 1.25×; list --all --json linear and under 2 s.
-// Start-up targets (issue 15): see scripts/bench-startup.mjs.
+// Start-up targets (issue 15): see scripts/bench-startup.mjs. Push against poll for
+// `watch --active` over 1,000 tasks (issue 23): see scripts/bench-watch.mjs.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchStartup } from './bench-startup.mjs';
+import { benchWatch } from './bench-watch.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'mcp-tasks.js');
@@ -139,6 +141,10 @@ try {
   // Start-up (get against node:http and fetch floors, --help against node -e 0, peers) on every Node
   // line available, side by side: scripts/bench-startup.mjs.
   await benchStartup({ runs: RUNS });
+  console.log('');
+
+  // watch --active over 1,000 tasks, push against poll: scripts/bench-watch.mjs.
+  await benchWatch();
   console.log('');
 
   // The same commands on vaults of growing size: each home gets one real task to get, then is

@@ -16,6 +16,8 @@ export interface FollowOptions {
   multi?: boolean;
   /** --json watch: one JSON object per observed change on stdout. */
   streamJson?: boolean;
+  /** Take pushed states where the session offers them (watch without --poll). */
+  push?: boolean;
   /** Filled in while streaming: the last snapshot written to stdout. */
   streamed?: { last?: TaskSnapshot };
   retry?: RetryPolicy;
@@ -51,8 +53,12 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
   const stuckAfterMs = stuckPeriodFrom(ctx.env);
   const createdAt = opts.initial?.createdAt ?? target.record.last?.createdAt;
   const progress = await startProgress(ctx, label, { multi: opts.multi ?? false, createdAt });
+  const push = opts.push ? session.pushFor(target.taskId) : undefined;
+  const ref = refFor(target);
   try {
     const end = await pollUntil({
+      push,
+      onPushEpoch: (epoch) => ctx.debug(epoch ? `${ref}: the server pushes this task's states; tasks/get only as a safety poll` : `${ref}: no pushed states (stream dropped or not acknowledged); polling`),
       taskId: target.taskId,
       get: async (id, signal) => scope.settled(await session.getTask(id, { signal: signal ?? ctx.interrupt })),
       now: ctx.now,
@@ -63,13 +69,14 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
       retry,
       inputStuckAfterMs: stuckAfterMs,
       ...(opts.throughInput ? { throughInput: true } : {}),
-      onSnapshot: async (s, changed) => {
+      onSnapshot: async (s, changed, via) => {
         progress.update(s);
         const terminal = s.status === 'completed' || s.status === 'failed' || s.status === 'cancelled';
+        if (changed) ctx.debug(`${ref}: ${s.status} (via ${via})`);
         if (changed || terminal) await observeOrWarn(scope, s, terminal);
         // The first state observed is always streamed, so a watch never ends with nothing on stdout.
         if (ctx.json && opts.streamJson && (changed || terminal || !opts.streamed?.last)) {
-          ctx.stdout.write(jsonLine(taskJson(target.record, s)));
+          ctx.stdout.write(jsonLine({ ...taskJson(target.record, s), via }));
           if (opts.streamed) opts.streamed.last = s;
         }
       },
@@ -105,6 +112,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
     });
     return end.kind === 'lost' ? await scope.unknown(end.reason) : end;
   } finally {
+    push?.close();
     progress.stop();
   }
 }

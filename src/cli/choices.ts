@@ -23,6 +23,6 @@ export const LIST_STATUSES = [
 export const RESOLUTIONS = ['completed', 'not-run', 'failed'] as const;
 
 /** `demo-server --fault` (those taking `=<ms>` are offered with the `=`). */
-export const FAULT_NAMES = ['drop-create-response', 'ttl=', 'rate-limit', 'slow-get=', 'hostile-text', 'hostile-ids', 'dash-task-ids'] as const;
+export const FAULT_NAMES = ['drop-create-response', 'ttl=', 'rate-limit', 'slow-get=', 'hostile-text', 'hostile-ids', 'dash-task-ids', 'no-push'] as const;
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;

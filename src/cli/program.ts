@@ -235,9 +235,10 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       done(await run.get(ref, getOptions(opts), ctx));
     });
   withTargetOptions(program.command('watch [ref...]'))
-    .description("poll at the server's pollIntervalMs until terminal")
+    .description("follow until terminal: pushed states where the server offers them, else polls at its pollIntervalMs")
     .addHelpText('after', wrapped(refHelp))
     .option('--active', 'watch every active task in the vault (no refs needed)')
+    .option('--poll', 'poll with tasks/get only; do not subscribe to pushed states (subscriptions/listen)')
     .option('--timeout <duration>', 'stop after this long (exit 124, handle kept)')
     .option('--answers <file>', 'responses for input requests, by key (JSON; - for stdin)')
     .option('--accept-defaults', 'accept every form whose required fields all have defaults, with those defaults (others are left to --answers or a person)')
@@ -383,7 +384,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .option('--host <addr>', 'address to bind with --http', '127.0.0.1')
     .option('--stdio', 'serve over stdin/stdout (the default when --http is absent)')
     .option('--store <file>', 'durable task store (default: <home>/demo/tasks.json)')
-    .addOption(new Option('--fault <name>', 'inject a fault (repeatable): drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, hostile-ids, dash-task-ids').argParser(collect))
+    .addOption(new Option('--fault <name>', 'inject a fault (repeatable): drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, hostile-ids, dash-task-ids, no-push').argParser(collect))
     .action(async (opts, cmd: Command) => {
       const { runDemoServer } = await import('./commands/demo-server.js');
       done(await runDemoServer(opts, ctxOf(cmd)));

@@ -13,6 +13,8 @@ export interface WatchOptions extends TargetOptions {
   /** Accept a form as offered when every required field has a default. */
   acceptDefaults?: boolean;
   active?: boolean;
+  /** --poll: tasks/get only, no subscriptions/listen. */
+  poll?: boolean;
 }
 
 export interface AnswerOptions extends TargetOptions {
@@ -49,7 +51,7 @@ const targetOptions = (f: Flags): TargetOptions => pick({ server: str(f.server),
 const timeoutOf = (f: Flags) => (str(f.timeout) !== undefined ? parseDuration(str(f.timeout)!) : undefined);
 
 export const getOptions = (f: Flags): GetOptions => targetOptions(f);
-export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), acceptDefaults: f.acceptDefaults === true || undefined, active: f.active === true || undefined });
+export const watchOptions = (f: Flags): WatchOptions => pick({ ...targetOptions(f), timeoutMs: timeoutOf(f), answers: str(f.answers), acceptDefaults: f.acceptDefaults === true || undefined, active: f.active === true || undefined, poll: f.poll === true || undefined });
 export const answerOptions = (f: Flags): AnswerOptions => pick({ ...targetOptions(f), answers: str(f.answers), acceptDefaults: f.acceptDefaults === true || undefined, decline: strs(f.decline), cancel: strs(f.cancel), again: strs(f.again), template: f.template === true || undefined });
 export const cancelOptions = (f: Flags): CancelOptions => pick({ ...targetOptions(f), wait: f.wait === true || undefined, timeoutMs: timeoutOf(f), force: f.force === true || undefined });
 export const callOptions = (f: Flags): CallOptions => {

@@ -18,6 +18,7 @@ import type { ServerEntry } from '../servers/server-entry.js';
 import { openTransport, type WireWatch } from './transport.js';
 import { RawChannel } from './raw-channel.js';
 import { ToolCatalog } from './tool-catalog.js';
+import { taskListener } from './task-listen.js';
 import { VERSION } from '../version.js';
 export { refusedToolError } from './tool-catalog.js';
 
@@ -26,8 +27,8 @@ export const CLIENT_INFO = { name: 'mcp-tasks', version: VERSION };
 import type { ToolInfo } from '../protocol/task-wire.js';
 export type { ToolInfo };
 
-import type { Connection, ConnectOptions, RefusedTool, ServerRequest } from './connection-types.js';
-export type { Connection, ConnectOptions, RefusedTool, ServerRequest };
+import type { Connection, ConnectOptions, RefusedTool, ServerRequest, TaskListen } from './connection-types.js';
+export type { Connection, ConnectOptions, RefusedTool, ServerRequest, TaskListen };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -123,7 +124,8 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const envelope = hs.era === 'modern' ? { [META_PROTOCOL_VERSION]: hs.protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities } : {};
   const channel = (table.channel = new RawChannel(client.transport!, { envelope, timeoutMs, unsent: wire.unsent, debug: opts.debug, normalize: (err, method) => normalizeError(err, method, sdk, credential) }));
   const tools = new ToolCatalog(entry.name, entry.transport === 'http', channel, opts.debug);
-  return connectionOf(sdk, entry, opts, client, hs, channel, tools, credential);
+  const listenTasks = taskListener(client, client.transport!, timeoutMs, (err, method) => normalizeError(err, method, sdk, credential));
+  return connectionOf(sdk, entry, opts, client, hs, channel, tools, credential, listenTasks);
 }
 
 /** server/discover creates nothing, so a probe that failed in transit (a server too busy to answer in time) is tried once more on a new client. */
@@ -185,7 +187,7 @@ function handshakeOf(client: SdkClient, entry: ServerEntry, opts: ConnectOptions
 }
 
 /** The Connection over an open client: what the handshake said, raw requests, tools, the HTTP session. */
-function connectionOf(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, client: SdkClient, hs: Handshake, channel: RawChannel, tools: ToolCatalog, credential: PresentedCredential): Connection {
+function connectionOf(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, client: SdkClient, hs: Handshake, channel: RawChannel, tools: ToolCatalog, credential: PresentedCredential, listenTasks: Connection['listenTasks']): Connection {
   const { era, protocolVersion, serverInfo, tasksAdvertised, discover, caps } = hs;
   const t = client.transport!;
   return {
@@ -217,6 +219,7 @@ function connectionOf(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, client
     },
     openStandaloneStream: () => openStandaloneStream(t, entry, opts),
     terminateSession: () => terminateSession(t, entry, sdk, credential),
+    listenTasks,
   };
 }
 

@@ -49,6 +49,21 @@ export interface Connection {
   openStandaloneStream(): Promise<void>;
   /** Streamable HTTP: end the session on the server (the SDK transport's DELETE with Mcp-Session-Id); a no-op without one. */
   terminateSession(): Promise<void>;
+  /**
+   * 2026-07-28: a `subscriptions/listen` stream for these task ids, opened and closed by the SDK
+   * client's listen(). Resolves on the server's acknowledgement with the ids it agreed to; each
+   * `notifications/tasks` on the connection is handed to `onTask` unparsed (the caller validates).
+   */
+  listenTasks(taskIds: string[], onTask: (params: unknown) => void, opts?: { timeoutMs?: number }): Promise<TaskListen>;
+}
+
+/** An open listen stream for tasks. */
+export interface TaskListen {
+  /** The ids the server acknowledged (a subset of those asked). */
+  readonly acknowledged: string[];
+  /** 'local': we closed it; 'graceful': the server ended it; 'remote': the stream or connection dropped. */
+  readonly closed: Promise<'local' | 'graceful' | 'remote'>;
+  close(): Promise<void>;
 }
 
 export interface ConnectOptions {

@@ -192,6 +192,10 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       }));
       return true;
     }
+    if (msg.method === 'subscriptions/listen') {
+      serveListen(res, msg);
+      return true;
+    }
     const outcome = await surface.handle(msg);
     if (outcome.kind === 'drop') {
       opts.log?.('fault drop-create-response: task stored, connection closed before the response');
@@ -201,6 +205,35 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
     if (outcome.kind === 'error') sendJson(res, httpStatusForSurfaceError(outcome.code), rpcError(msg.id, outcome.code, outcome.message, outcome.data));
     else sendJson(res, 200, { jsonrpc: '2.0', id: msg.id, result: outcome.result });
     return true;
+  };
+
+  /** A listen stream: the answer to this POST is an event stream held open until either side ends it. */
+  const serveListen = (res: ServerResponse, msg: RpcRequest): void => {
+    let open = true;
+    const outcome = surface.listen(msg, (m) => {
+      if (!open) return;
+      if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+      res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+      // The listen result ends the subscription, and the stream with it.
+      if ('id' in m) {
+        open = false;
+        res.end();
+      }
+    });
+    if (outcome.kind === 'error') {
+      open = false;
+      return sendJson(res, httpStatusForSurfaceError(outcome.code), rpcError(msg.id, outcome.code, outcome.message, outcome.data));
+    }
+    opts.log?.(`listen stream opened (${outcome.subscription.size} task${outcome.subscription.size === 1 ? '' : 's'})`);
+    // Comments keep idle proxies from timing the stream out; they carry nothing.
+    const keepAlive = setInterval(() => open && res.write(': keepalive\n\n'), 15_000);
+    keepAlive.unref();
+    res.on('close', () => {
+      clearInterval(keepAlive);
+      if (open) opts.log?.('listen stream closed by the client');
+      open = false;
+      outcome.subscription.close();
+    });
   };
 
   const server = createServer((req, res) => {
@@ -225,6 +258,7 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
         url: `http://${host}:${port}/mcp`,
         close: () =>
           new Promise<void>((r) => {
+            surface.closeStreams();
             server.closeAllConnections();
             server.close(() => r());
             void handler.close?.();

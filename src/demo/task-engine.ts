@@ -22,6 +22,8 @@ export interface Faults {
   dashTaskIds: boolean;
   /** Task ids, inputRequests keys and free-text form defaults carry ESC, C1 and bare CR. */
   hostileIds: boolean;
+  /** subscriptions/listen acknowledges no task id (a server that never pushes task states). */
+  noPush?: boolean;
 }
 
 export const NO_FAULTS: Faults = { dropCreateResponse: false, rateLimit: false, hostileText: false, dashTaskIds: false, hostileIds: false };
@@ -45,8 +47,9 @@ export function parseFaults(values: string[]): Faults {
       case 'hostile-text': f.hostileText = true; f.hostileIds = true; break;
       case 'dash-task-ids': f.dashTaskIds = true; break;
       case 'hostile-ids': f.hostileIds = true; break;
+      case 'no-push': f.noPush = true; break;
       default:
-        throw new Error(`unknown fault "${v}"; known: drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, hostile-ids, dash-task-ids`);
+        throw new Error(`unknown fault "${v}"; known: drop-create-response, ttl=<ms>, rate-limit, slow-get=<ms>, hostile-text, hostile-ids, dash-task-ids, no-push`);
     }
   }
   return f;
@@ -62,6 +65,8 @@ const RATE_LIMIT_SLACK = 0.8;
 export class TaskEngine {
   /** Last tasks/get per task, for the rate-limit fault (per process: a fault, not a contract). */
   private readonly lastPoll = new Map<string, number>();
+  /** Told the taskId after an answer or a cancel request was stored (listen streams re-read the task). */
+  readonly changed = new Set<(taskId: string) => void>();
 
   constructor(
     private readonly store: FileTaskStore,
@@ -115,6 +120,26 @@ export class TaskEngine {
       if (view.status === 'failed') out.error = view.error ?? { code: ErrorCode.InternalError, message: 'failed' };
     }
     return out;
+  }
+
+  /** The task as tasks/get would frame it now (without resultType), or undefined if unknown or expired. */
+  detailed(taskId: string, stored?: StoredTask): { task: StoredTask; view: TaskView; wire: JsonObject } | undefined {
+    const task = stored ?? this.store.get(taskId);
+    const now = this.now();
+    if (!task || (task.ttlMs !== null && now > task.createdAtMs + task.ttlMs)) return undefined;
+    const view = this.view(task, now);
+    return { task, view, wire: this.wireTask(task, view, true) };
+  }
+
+  /** The task's view now, or undefined once it has expired (a listen stream's cheap re-evaluation). */
+  viewNow(task: StoredTask): TaskView | undefined {
+    const now = this.now();
+    if (task.ttlMs !== null && now > task.createdAtMs + task.ttlMs) return undefined;
+    return this.view(task, now);
+  }
+
+  private tell(taskId: string): void {
+    for (const f of this.changed) f(taskId);
   }
 
   private load(taskId: unknown): StoredTask {
@@ -186,6 +211,7 @@ export class TaskEngine {
         }
       }
     });
+    this.tell(task.taskId);
     return { resultType: 'complete' };
   }
 
@@ -195,6 +221,7 @@ export class TaskEngine {
     this.store.update(task.taskId, (t) => {
       if (t.cancelRequestedAtMs === undefined && !isTerminalStatus(this.view(t, now).status)) t.cancelRequestedAtMs = now;
     });
+    this.tell(task.taskId);
     return { resultType: 'complete' };
   }
 }

@@ -7,15 +7,11 @@ import { ErrorCode, isTaskMethod, TASKS_EXTENSION_ID } from '../protocol/constan
 import { argumentsMessage } from '../tasks/schema-message.js';
 import { capabilityNames, declaredCapabilities, missingCapabilities } from './input-capabilities.js';
 import { IDEMPOTENCY_META_KEY, RpcError, type TaskEngine } from './task-engine.js';
-import { findTool, hostileInputs, hostileText, plainKeys, plainText, type DemoTool, type InputRequest, type JsonObject } from './tools.js';
+import { findTool, hostileInputs, hostileText, plainKeys, plainText, type DemoTool, type InputRequest, type JsonObject, type RpcRequest } from './tools.js';
 import type { StoredTask } from './task-store.js';
+import { asksForTasks, TaskListenHub, type ListenOutcome, type StreamMessage } from './task-listen.js';
 
-export interface RpcRequest {
-  jsonrpc: '2.0';
-  id: string | number;
-  method: string;
-  params?: JsonObject;
-}
+export type { RpcRequest };
 
 export type SurfaceOutcome =
   | { kind: 'result'; result: JsonObject }
@@ -27,14 +23,29 @@ export type SurfaceOutcome =
 const encodeState = (tool: string, args: JsonObject) => Buffer.from(JSON.stringify({ tool, args })).toString('base64url');
 
 export class TaskSurface {
-  constructor(private readonly engine: TaskEngine) {}
+  private readonly hub: TaskListenHub;
+
+  constructor(private readonly engine: TaskEngine) {
+    this.hub = new TaskListenHub(engine);
+  }
 
   /** Whether `request` is served here rather than by the SDK. */
   claims(request: RpcRequest): boolean {
     if (request.method.startsWith('tasks/')) return true;
+    if (asksForTasks(request)) return true;
     if (request.method !== 'tools/call') return false;
     const tool = findTool(request.params?.name);
     return tool !== undefined && tool.taskSupport !== 'forbidden';
+  }
+
+  /** subscriptions/listen for task ids (claims() said so): a stream whose messages go to `sink`. */
+  listen(request: RpcRequest, sink: (m: StreamMessage) => void): ListenOutcome {
+    return this.hub.listen(request, sink);
+  }
+
+  /** Shutting down: every listen stream gets its graceful end. */
+  closeStreams(): void {
+    this.hub.closeAll();
   }
 
   async handle(request: RpcRequest): Promise<SurfaceOutcome> {

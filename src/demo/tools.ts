@@ -198,12 +198,22 @@ export const DEMO_TOOLS: DemoTool[] = [
   {
     name: 'confirm_delete',
     description: 'Ask for confirmation (one form elicitation), then "delete" the file.',
-    inputSchema: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        filename: { type: 'string' },
+        lookup_ms: { type: 'integer', minimum: 0, maximum: 600000, description: 'Work this long before asking (default 0)' },
+      },
+      required: ['filename'],
+    },
     annotations: { destructiveHint: true },
     taskSupport: 'optional',
     timeline: (task, now, t) => {
       const filename = str(task.args.filename, 'file');
-      return awaitingInput(
+      // With lookup_ms the question comes after a working phase: a change into input_required.
+      const asksAt = task.createdAtMs + num(task.args.lookup_ms, 0);
+      if (now < asksAt) return { status: 'working', statusMessage: t(`Looking up ${filename}`), changedAtMs: task.createdAtMs, pollIntervalMs: DEFAULT_POLL_MS };
+      const view = awaitingInput(
         task,
         now,
         {
@@ -220,6 +230,7 @@ export const DEMO_TOOLS: DemoTool[] = [
           return text(t(`Deletion of ${filename} not confirmed (${a.action ?? 'no answer'}); nothing was deleted`));
         },
       );
+      return view.status === 'input_required' ? { ...view, changedAtMs: Math.max(view.changedAtMs, asksAt) } : view;
     },
   },
   {
@@ -449,3 +460,11 @@ export const DEMO_TOOLS: DemoTool[] = [
 ];
 
 export const findTool = (name: unknown): DemoTool | undefined => DEMO_TOOLS.find((t) => t.name === name);
+
+/** A JSON-RPC request as the demo's surface receives it. */
+export interface RpcRequest {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: string;
+  params?: JsonObject;
+}

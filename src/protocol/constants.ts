@@ -8,6 +8,8 @@ export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+/** Stamped on every message of a subscriptions/listen stream: the listen request's id. */
+export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 
 export const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version';
 export const HEADER_METHOD = 'mcp-method';

@@ -6,6 +6,7 @@ import {
   CancelTaskResultV2Schema,
   CreateTaskResultV2Schema,
   GetTaskResultV2Schema,
+  TaskStatusNotificationParamsV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { ProtocolViolationError } from './remote-errors.js';
@@ -161,6 +162,23 @@ export async function getTask(conn: RequestSender, taskId: string, opts?: { sign
   const task = toSnapshot(validate<Record<string, unknown>>(GetTaskResultV2Schema, raw, 'tasks/get result'));
   if (task.taskId !== taskId) throw new ProtocolViolationError('the server answered tasks/get with a different taskId');
   return task;
+}
+
+/**
+ * The params of a `notifications/tasks`: a full DetailedTask, validated with the same rigour as
+ * a tasks/get answer. `taskId` is what the params name (when readable), so a malformed state
+ * can be refused for the task it claims to be about.
+ */
+export function readTaskNotification(params: unknown): { taskId?: string; task?: TaskSnapshot; error?: ProtocolViolationError } {
+  const named = (params as { taskId?: unknown } | null)?.taskId;
+  const taskId = typeof named === 'string' ? named : undefined;
+  try {
+    const task = toSnapshot(validate<Record<string, unknown>>(TaskStatusNotificationParamsV2Schema, params, 'notifications/tasks state'));
+    return { taskId: task.taskId, task };
+  } catch (err) {
+    if (!(err instanceof ProtocolViolationError)) throw err;
+    return { ...(taskId !== undefined ? { taskId } : {}), error: err };
+  }
 }
 
 export async function updateTask(conn: RequestSender, taskId: string, inputResponses: Record<string, unknown>): Promise<void> {

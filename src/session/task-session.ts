@@ -8,6 +8,7 @@ import { ErrorCode, MODERN_PROTOCOL_VERSION } from '../protocol/constants.js';
 import { SignInError } from '../connection/connection-errors.js';
 import type { InputRequestSnapshot, TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { Principal } from '../tasks/principal.js';
+import type { PushChannel } from '../tasks/push.js';
 
 export type { ToolInfo, CallToolParams, ToolCallOutcome };
 export type { CallToolResult } from '../protocol/task-wire.js';
@@ -95,6 +96,12 @@ export interface TaskSession {
    * it was an error, or no call timed out): the submission stays in doubt.
    */
   lateCallOutcome(waitMs: number, signal?: AbortSignal): Promise<ToolCallOutcome | undefined>;
+  /**
+   * The task's pushed states, where the generation and server offer them (2026-07-28:
+   * subscriptions/listen, one stream per session for every task followed); a channel that never
+   * pushes elsewhere. Close it when the follow ends.
+   */
+  pushFor(taskId: string): PushChannel;
   /** One observation; on 2025-11-25 a terminal task also carries its result (tasks/result), fetched before returning. */
   getTask(taskId: string, opts?: RequestOptions): Promise<TaskSnapshot>;
   /** Deliver answers keyed as in `TaskSnapshot.inputRequests` (2026-07-28: tasks/update). */

@@ -5,6 +5,22 @@ import { RateLimitedError, RpcResponseError, TransportError } from '../protocol/
 import type { WatchEnd } from './outcome.js';
 import { expiresAtMs, snapshotChanged, type TaskSnapshot } from './task-snapshot.js';
 import { stuckVerdict } from './input-stuck.js';
+import { waitForPush, type PushChannel } from './push.js';
+
+/**
+ * While the server pushes a task's states, tasks/get still runs this seldom (or at the server's
+ * interval if longer): a lost notification can delay an update, never hide it.
+ */
+export const SAFETY_POLL_MS = 30_000;
+/**
+ * How long the first poll may wait for the answer to a listen naming the task, and then for the
+ * first pushed state (both normally come within milliseconds): a thousand tasks then cost no
+ * first tasks/get each. A server that pushes only changes gets that one poll after this wait.
+ */
+export const PUSH_ACK_GRACE_MS = 5_000;
+
+/** Where an observed state came from. */
+export type StateSource = 'push' | 'poll';
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** A server asking for sub-100 ms polls gets 100 ms: we never hammer, whatever it says. */
@@ -37,7 +53,14 @@ export interface PollOptions {
   signal?: AbortSignal;
   defaultIntervalMs?: number;
   retry?: RetryPolicy | undefined;
-  onSnapshot?: (snapshot: TaskSnapshot, changed: boolean) => void | Promise<void>;
+  onSnapshot?: (snapshot: TaskSnapshot, changed: boolean, via: StateSource) => void | Promise<void>;
+  /**
+   * The task's channel on the server's listen stream. While it is acknowledged (and one state
+   * has been seen since), pushed states replace tasks/get, which falls back to SAFETY_POLL_MS.
+   */
+  push?: PushChannel | undefined;
+  /** The push channel started or stopped covering this task (for -v). */
+  onPushEpoch?: (epoch: number) => void;
   onRetry?: (notice: RetryNotice) => void;
   /** The wait differs from the server's pollIntervalMs (for -v). */
   onClamp?: (clamp: PollClamp) => void;
@@ -125,67 +148,126 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
   /** When the stuck notice was said for the current round (undefined: not yet). */
   let stuckNoticedAt: number | undefined;
 
+  const push = opts.push;
+  /** The push epoch the last observation belongs to: push replaces polls only once it has shown a state. */
+  let synced = 0;
+  /** With push: the poll interval after `s`, SAFETY_POLL_MS (or longer) once pushes are known to flow. */
+  const nextWait = (s: TaskSnapshot | undefined): number => {
+    const ms = delayAfter(s);
+    const epoch = push?.epoch() ?? 0;
+    if (epoch === 0 || synced !== epoch) return ms;
+    const expires = s ? expiresAtMs(s) : undefined;
+    const left = expires !== undefined ? Math.max(MIN_POLL_INTERVAL_MS, expires - opts.now()) : Infinity;
+    // Spread over the last fifth of the period: a thousand tasks synced at once do not poll at once.
+    return Math.min(Math.round(Math.max(SAFETY_POLL_MS, ms) * (0.8 + Math.random() / 5)), left);
+  };
+  const ackGraceUntil = opts.now() + PUSH_ACK_GRACE_MS;
+
   for (;;) {
     if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
+    let pushed: TaskSnapshot | undefined;
     if (waitMs > 0) {
-      if (deadline !== undefined) {
-        const left = deadline - opts.now();
-        if (left <= 0) return { kind: 'timeout', snapshot: last };
-        waitMs = Math.min(waitMs, left);
+      let until = opts.now() + waitMs;
+      for (;;) {
+        let ms = until - opts.now();
+        if (deadline !== undefined) {
+          const left = deadline - opts.now();
+          if (left <= 0) return { kind: 'timeout', snapshot: last };
+          ms = Math.min(ms, left);
+        }
+        if (ms <= 0) {
+          // The listen is still unanswered: a little longer, for the state it brings.
+          if (push?.pending() && opts.now() < ackGraceUntil) {
+            until = ackGraceUntil;
+            continue;
+          }
+          break;
+        }
+        if (!push) {
+          await opts.sleep(ms, opts.signal);
+          break;
+        }
+        const event = await waitForPush(push, ms, opts.sleep, opts.signal);
+        if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
+        if (!event) {
+          if (opts.now() >= until || (deadline !== undefined && opts.now() >= deadline)) break;
+          continue;
+        }
+        if (event.kind === 'refused') throw event.error;
+        if (event.kind === 'epoch') {
+          const epoch = push.epoch();
+          opts.onPushEpoch?.(epoch);
+          // Dropped or refused: tasks/get at the task's interval again, spread so a thousand tasks
+          // do not poll at once. Acknowledged: the state should follow; a poll only if it does not soon.
+          if (epoch === 0) until = Math.min(until, opts.now() + Math.round(delayAfter(last) * (0.5 + Math.random() / 2)));
+          else if (synced !== epoch) until = Math.max(until, opts.now() + PUSH_ACK_GRACE_MS);
+          continue;
+        }
+        // A pushed state older than one already seen (a poll overtook it) is not news.
+        if (last && Date.parse(event.snapshot.lastUpdatedAt) < Date.parse(last.lastUpdatedAt)) continue;
+        pushed = event.snapshot;
+        synced = push.epoch();
+        break;
       }
-      await opts.sleep(waitMs, opts.signal);
       if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
     }
-    if (deadline !== undefined && opts.now() >= deadline) return { kind: 'timeout', snapshot: last };
+    if (!pushed && deadline !== undefined && opts.now() >= deadline) return { kind: 'timeout', snapshot: last };
 
     let snapshot: TaskSnapshot;
-    // --timeout holds for the request in flight too: a server that holds its answer (a silent
-    // stream) must not keep the watch past its deadline.
-    const stop = new AbortController();
-    const onInterrupt = () => stop.abort();
-    opts.signal?.addEventListener('abort', onInterrupt, { once: true });
-    const deadlineTimer = deadline !== undefined ? setTimeout(() => stop.abort(), Math.max(deadline - opts.now(), 0)) : undefined;
-    try {
-      snapshot = await opts.get(opts.taskId, stop.signal);
-    } catch (err) {
-      if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
-      if (stop.signal.aborted) return { kind: 'timeout', snapshot: last };
-      if (err instanceof RpcResponseError && err.isUnknownTask) {
-        return { kind: 'lost', snapshot: last, reason: 'the server no longer knows this task (unknown or expired taskId)' };
+    const via: StateSource = pushed ? 'push' : 'poll';
+    const epochAtGet = push?.epoch() ?? 0;
+    if (pushed) snapshot = pushed;
+    else {
+      // --timeout holds for the request in flight too: a server that holds its answer (a silent
+      // stream) must not keep the watch past its deadline.
+      const stop = new AbortController();
+      const onInterrupt = () => stop.abort();
+      opts.signal?.addEventListener('abort', onInterrupt, { once: true });
+      const deadlineTimer = deadline !== undefined ? setTimeout(() => stop.abort(), Math.max(deadline - opts.now(), 0)) : undefined;
+      try {
+        snapshot = await opts.get(opts.taskId, stop.signal);
+      } catch (err) {
+        if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
+        if (stop.signal.aborted) return { kind: 'timeout', snapshot: last };
+        if (err instanceof RpcResponseError && err.isUnknownTask) {
+          return { kind: 'lost', snapshot: last, reason: 'the server no longer knows this task (unknown or expired taskId)' };
+        }
+        if (err instanceof RpcResponseError && err.isRateLimited) {
+          // The server is rate-limiting us: wait what it asks, then at least our normal interval.
+          waitMs = Math.max(err.retryAfterMs ?? 0, pollDelay(last, opts.defaultIntervalMs));
+          continue;
+        }
+        if (err instanceof RateLimitedError) {
+          // HTTP 429: nothing was admitted; wait what Retry-After says (or back off), then at least our normal interval.
+          rateLimited += 1;
+          waitMs = Math.max(err.retryAfterMs ?? backoffDelay(rateLimited, retry), pollDelay(last, opts.defaultIntervalMs));
+          opts.onRetry?.({ attempt: rateLimited, of: 0, delayMs: waitMs, reason: err.message });
+          continue;
+        }
+        if (err instanceof TransportError) {
+          failures += 1;
+          // The local clock never decides that a task is gone (clocks drift; only the server
+          // knows): past its ttlMs, an unreachable server is still just unreachable, handle kept.
+          const expires = last ? expiresAtMs(last) : undefined;
+          const ttlNote = expires !== undefined && opts.now() > expires ? ' (its ttlMs has passed by this clock; the server may have expired it)' : '';
+          if (failures > retry.attempts) return { kind: 'unreachable', snapshot: last, reason: `${err.message}${ttlNote}` };
+          waitMs = backoffDelay(failures, retry);
+          opts.onRetry?.({ attempt: failures, of: retry.attempts, delayMs: waitMs, reason: err.message });
+          continue;
+        }
+        throw err;
+      } finally {
+        clearTimeout(deadlineTimer);
+        opts.signal?.removeEventListener('abort', onInterrupt);
       }
-      if (err instanceof RpcResponseError && err.isRateLimited) {
-        // The server is rate-limiting us: wait what it asks, then at least our normal interval.
-        waitMs = Math.max(err.retryAfterMs ?? 0, pollDelay(last, opts.defaultIntervalMs));
-        continue;
-      }
-      if (err instanceof RateLimitedError) {
-        // HTTP 429: nothing was admitted; wait what Retry-After says (or back off), then at least our normal interval.
-        rateLimited += 1;
-        waitMs = Math.max(err.retryAfterMs ?? backoffDelay(rateLimited, retry), pollDelay(last, opts.defaultIntervalMs));
-        opts.onRetry?.({ attempt: rateLimited, of: 0, delayMs: waitMs, reason: err.message });
-        continue;
-      }
-      if (err instanceof TransportError) {
-        failures += 1;
-        // The local clock never decides that a task is gone (clocks drift; only the server
-        // knows): past its ttlMs, an unreachable server is still just unreachable, handle kept.
-        const expires = last ? expiresAtMs(last) : undefined;
-        const ttlNote = expires !== undefined && opts.now() > expires ? ' (its ttlMs has passed by this clock; the server may have expired it)' : '';
-        if (failures > retry.attempts) return { kind: 'unreachable', snapshot: last, reason: `${err.message}${ttlNote}` };
-        waitMs = backoffDelay(failures, retry);
-        opts.onRetry?.({ attempt: failures, of: retry.attempts, delayMs: waitMs, reason: err.message });
-        continue;
-      }
-      throw err;
-    } finally {
-      clearTimeout(deadlineTimer);
-      opts.signal?.removeEventListener('abort', onInterrupt);
+      // A poll sent while the stream was acknowledged shows the state from then on: pushes carry the rest.
+      if (epochAtGet !== 0 && push?.epoch() === epochAtGet) synced = epochAtGet;
     }
     failures = 0;
     rateLimited = 0;
     const changed = snapshotChanged(last, snapshot);
     last = snapshot;
-    await opts.onSnapshot?.(snapshot, changed);
+    await opts.onSnapshot?.(snapshot, changed, via);
 
     if (isTerminalStatus(snapshot.status)) return { kind: 'terminal', snapshot };
     if (snapshot.status === 'input_required') {
@@ -194,7 +276,7 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
       const round = Object.keys(snapshot.inputRequests ?? {}).sort().join('\0');
       if (!opts.onInputRequired) {
         if (!opts.throughInput) return { kind: 'needs-input', snapshot };
-        waitMs = delayAfter(snapshot);
+        waitMs = nextWait(snapshot);
         continue;
       }
       if (!answeredRounds.has(round)) {
@@ -222,6 +304,6 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
       // gets to say so (it never answers a key twice) instead of the watch going quiet.
       answeredRounds.clear();
     }
-    waitMs = delayAfter(snapshot);
+    waitMs = nextWait(snapshot);
   }
 }

@@ -7,7 +7,7 @@ import { newHome, parseJsonDoc, parseJsonLines, startDemo, type DemoServer, home
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const TASK_ID = /^[A-Za-z0-9_-]{16,}$/;
-const TASK_KEYS = new Set(['taskId', 'server', 'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests', 'result', 'error', 'operation', 'labels', 'phase']);
+const TASK_KEYS = new Set(['taskId', 'server', 'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests', 'result', 'error', 'operation', 'labels', 'phase', 'via']);
 
 /** The fields every task-bearing document carries, whatever the state. */
 function assertTaskShape(doc: any, want: { server: string; status: string; name: string; args: Record<string, unknown>; labels?: Record<string, string> }): void {

@@ -155,7 +155,8 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
     await h.ok(['call', 'web', 'slow_compute', 'seconds=60', '--detach', '--label', 'job=long']);
     // Counted, not timed: a loaded machine polls more slowly, so wait for the 12th poll (more than
     // 10 requests on one signal is what would trip a listener leak warning), then interrupt.
-    const watch = h.spawn(['-v', 'watch', 'long', '--timeout', '10m']);
+    // --poll: this counts tasks/get requests (a pushing server would need none).
+    const watch = h.spawn(['-v', 'watch', '--poll', 'long', '--timeout', '10m']);
     try {
       await watch.waitFor(/(?:→ tasks\/get[^\n]*\n[^]*?){12}/, { timeoutMs: 180_000 });
     } finally {
@@ -261,7 +262,8 @@ describe('task lifecycle across processes', { concurrency: 4 }, () => {
       const h = await homeWithServer('web', counted.url);
       const d = await h.run(['--json', 'call', 'web', 'slow_compute', 'seconds=3', '--detach']);
       assert.equal(d.code, 0, d.stderr);
-      const w = await h.run(['watch', '--', parseJsonDoc(d.stdout).taskId]);
+      // --poll: the pollIntervalMs rule is about tasks/get.
+      const w = await h.run(['watch', '--poll', '--', parseJsonDoc(d.stdout).taskId]);
       assert.equal(w.code, 0, w.stderr);
       const gets = counted.requests('tasks/get');
       t.diagnostic(`${gets.length} tasks/get, gaps ${gaps(gets).join(' ')} ms`);

@@ -61,7 +61,8 @@ test('watch --json: the result is in the document, with the warning; the record 
   try {
     const h = await homeWithServer('web', f.proxy.url);
     await h.ok(['call', 'web', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=watched']);
-    const r = await h.run(['--json', 'watch', 'watched'], { env: f.env });
+    // --poll: the disk fills as the proxy passes the completed tasks/get answer.
+    const r = await h.run(['--json', 'watch', '--poll', 'watched'], { env: f.env });
     assert.ok(existsSync(f.flag), 'the disk filled up as the task completed');
     rmSync(f.flag);
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);

@@ -38,7 +38,8 @@ test('an id in the server text: whole in --json, shortened in human output (requ
     assert.equal(prompted.code, 0, prompted.stderr);
     assert.ok(prompted.stderr.includes(`server says: “Delete it for task ${short}?”`), prompted.stderr);
     assert.ok(!prompted.stderr.includes(taskId), 'the prompt: the id shortened');
-    await h.ok(['watch', 'ids']);
+    // --poll: the proxy quotes the id into tasks/get answers (the demo's pushed state has none).
+    await h.ok(['watch', '--poll', 'ids']);
     const done = parseJsonDoc((await h.ok(['--json', 'get', 'ids'])).stdout);
     assert.equal(done.result.content[0].text, `Deleted a.txt (task ${taskId})`, '--json: the result as the server sent it');
     const doneText = await h.ok(['get', 'ids']);

@@ -141,7 +141,8 @@ describe('spec fidelity: what compliant servers expect of a client', { concurren
       const started = await h.run(['call', 'busy', 'slow_compute', 'seconds=1', '--detach', '--label', 'job=busy']);
       assert.equal(started.code, 0, started.stderr);
       mode = 'once';
-      const watched = await h.run(['watch', 'busy']);
+      // --poll: this is about tasks/get answers; a pushing server would leave nothing to poll.
+      const watched = await h.run(['watch', '--poll', 'busy']);
       assert.equal(watched.code, 0, watched.stderr);
       assert.ok(gets.length >= 2);
       assert.ok(gets[1]! - gets[0]! >= 950, `the next poll waited for Retry-After (${gets[1]! - gets[0]!} ms)`);

@@ -59,7 +59,8 @@ describe('a later, different terminal answer never replaces the stored one', () 
     assert.equal(doc.warnings?.length, 1, json.stdout);
     assert.match(doc.warnings[0], /now says the task failed/);
 
-    const w = await h.run(['watch', 'flip']);
+    // --poll: the proxy rewrites tasks/get answers (the demo's pushed state would say completed).
+    const w = await h.run(['watch', '--poll', 'flip']);
     assert.equal(w.code, 0, w.stderr);
     assert.match(w.stdout, /completed/);
     assert.match(w.stderr, /now says the task failed/);

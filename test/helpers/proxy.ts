@@ -41,8 +41,9 @@ export interface ProxyHooks {
   /**
    * Rewrite each `data:` payload of an event-stream answer as it passes, the stream kept flowing
    * (a server request mid-call still reaches the client before the answer is rewritten).
+   * `null` cuts the stream there (the connection is destroyed, as a dropped network would).
    */
-  rewriteEvents?: (req: ProxiedRequest) => ((data: string) => string) | undefined;
+  rewriteEvents?: (req: ProxiedRequest) => ((data: string) => string | null) | undefined;
   /**
    * Each TCP connection as it is accepted (1 for the first), before any byte of it is read (over
    * TLS: before the handshake). `'reset'`: close it at once with a TCP RST.
@@ -209,7 +210,18 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, opti
           r.on('data', (chunk: string) => {
             const lines = (partial + chunk).split('\n');
             partial = lines.pop()!;
-            res.write(lines.map((l) => (l.startsWith('data:') ? `data: ${rewriteEvent(l.slice(5).trim())}` : l) + '\n').join(''));
+            let out = '';
+            for (const l of lines) {
+              const data = l.startsWith('data:') ? rewriteEvent(l.slice(5).trim()) : l;
+              if (data === null) {
+                res.write(out);
+                res.destroy();
+                r.destroy();
+                return;
+              }
+              out += `${l.startsWith('data:') ? `data: ${data}` : l}\n`;
+            }
+            res.write(out);
           });
           r.on('end', () => res.end(partial));
           return;

@@ -62,6 +62,7 @@ async function watchTasks(givenRefs: string[], opts: WatchOptions, ctx: Context)
       const end = await followTask(scope, {
         multi,
         streamJson: true,
+        push: opts.poll !== true,
         streamed,
         onInputRequired: multi ? (s) => stopAllOnAbort(stopAll, () => answerInput(s)) : answerInput,
         onInputRelisted: relistedHandler(scope, { answers: opts.answers, acceptDefaults: opts.acceptDefaults }),

@@ -48,6 +48,7 @@ import type { InputRequestSnapshot, TaskSnapshot } from '../../tasks/task-snapsh
 import type { Principal } from '../../tasks/principal.js';
 import type { CancelAnswer, RemoteTaskPage, RequestOptions, SessionResume, StoredInputRequest, TaskSession } from '../task-session.js';
 import { INPUT_METHODS, inputRequestKey } from './input-keys.js';
+import { NO_PUSH, type PushChannel } from '../../tasks/push.js';
 import { SessionEndedError, TaskRequiredError } from './legacy-errors.js';
 
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
@@ -340,6 +341,10 @@ export class LegacyTaskSession implements TaskSession {
     return { kind: 'complete', result: validate<CallToolResult>(CallToolResultV1Schema, raw, 'tools/call result') };
   }
 
+  /** 2025-11-25 has no subscriptions/listen: its tasks are polled, as before. */
+  pushFor(): PushChannel {
+    return NO_PUSH;
+  }
   async getTask(taskId: string, opts: RequestOptions = {}): Promise<TaskSnapshot> {
     let snapshot = await this.tasksGet(taskId, opts);
     // The server moved on without the kept requests (answered elsewhere, or it gave up waiting).

@@ -12,6 +12,8 @@ import type { RefusedTool } from '../../connection/connect.js';
 import type { TaskSnapshot } from '../../tasks/task-snapshot.js';
 import { TransportError } from '../../protocol/remote-errors.js';
 import { confirmingRejection } from '../rejection.js';
+import type { PushChannel } from '../../tasks/push.js';
+import { TaskPushFeed } from '../task-push-feed.js';
 
 /** The open tools/call's own limit: its round's wait is kept here; the session's close ends it sooner. */
 const OPEN_CALL_LIMIT_MS = 24 * 60 * 60 * 1000;
@@ -22,6 +24,7 @@ export class ModernTaskSession implements TaskSession {
   /** The tools/call whose round timed out, still open on the connection. */
   private lateCall: Promise<ToolCallOutcome | undefined> | undefined;
   private readonly closing = new AbortController();
+  private feed: TaskPushFeed | undefined;
 
   readonly reusesToolList = true;
   readonly taskListUnavailable = 'its tasks extension (2026-07-28) has no task list by design: task ids are bearer handles';
@@ -117,6 +120,10 @@ export class ModernTaskSession implements TaskSession {
       if (onStop) stop.removeEventListener('abort', onStop);
     }
   }
+  pushFor(taskId: string): PushChannel {
+    this.feed ??= new TaskPushFeed(this.conn, this.debug);
+    return this.feed.channel(taskId);
+  }
   getTask(taskId: string, opts?: RequestOptions): Promise<TaskSnapshot> {
     return getTask(this.conn, taskId, opts);
   }
@@ -130,6 +137,7 @@ export class ModernTaskSession implements TaskSession {
   }
   close(): Promise<void> {
     this.closing.abort();
+    this.feed?.close();
     return this.conn.close();
   }
 }
