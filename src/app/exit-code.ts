@@ -36,6 +36,8 @@ export const OUTCOME_EXIT: { readonly [K in Outcome['kind']]: Rule<K> } = {
   'answer-template': ok,
   'task-failure': (o) => o.error.exitCode,
   many: (o) => combineExitCodes(o.reports.map(exitCodeOf)),
+  'nothing-to-watch': ok,
+  'watch-interrupted': () => ExitCode.Interrupted,
   'direct-result': (o) => (o.result.isError === true ? ExitCode.ToolError : ExitCode.Ok),
   'input-before-task': () => ExitCode.NeedsInput,
   'in-doubt': () => ExitCode.InDoubt,

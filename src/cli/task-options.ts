@@ -7,15 +7,8 @@ import { parseLabels } from '../app/labels.js';
 
 export type GetOptions = TargetOptions;
 
-export interface WatchOptions extends TargetOptions {
-  timeoutMs?: number;
-  answers?: string;
-  /** Accept a form as offered when every required field has a default. */
-  acceptDefaults?: boolean;
-  active?: boolean;
-  /** --poll: tasks/get only, no subscriptions/listen. */
-  poll?: boolean;
-}
+import type { WatchOptions } from '../app/watch.js';
+export type { WatchOptions };
 
 export interface AnswerOptions extends TargetOptions {
   answers?: string;

@@ -83,6 +83,21 @@ export interface TaskFailure {
 export interface ManyReports {
   kind: 'many';
   reports: Array<TaskReport | TaskFailure>;
+  /** watch: each report was presented as its task ended; only the exit code is left. */
+  presented?: boolean;
+}
+
+/** `watch --active` with no active task in the vault. */
+export interface NothingToWatch {
+  kind: 'nothing-to-watch';
+}
+
+/** One Ctrl-C over several watched tasks: those it left unfinished, to come back to. */
+export interface WatchInterrupted {
+  kind: 'watch-interrupted';
+  waiting: TaskReport[];
+  /** Started as `watch --active` (the way back is the same). */
+  active: boolean;
 }
 
 /** tools/call answered at once, without a task. */
@@ -386,4 +401,6 @@ export interface RemoteTasksListed {
 
 export type ServerOutcome = ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported | ServerChecked | ToolsListed | SignedIn | SignedOut | RemoteTasksListed;
 
-export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | TasksListed | RecoverOutcome | ServerOutcome;
+export type Outcome = TaskReport | CancelRequested | CancelNotSent | ManyReports
+  | NothingToWatch
+  | WatchInterrupted | TaskFailure | DirectResult | InputBeforeTask | Detached | InDoubt | AnswerTemplate | VaultOutcome | TasksListed | RecoverOutcome | ServerOutcome;

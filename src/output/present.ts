@@ -63,7 +63,12 @@ export function present(ctx: Context, outcome: Outcome): void {
       return presentRecoverOutcome(ctx, outcome);
     case 'task':
       return presentReport(ctx, outcome);
+    case 'nothing-to-watch':
+      return err('no active tasks in the vault');
+    case 'watch-interrupted':
+      return presentInterrupted(ctx, outcome.waiting, outcome.active);
     case 'many':
+      if (outcome.presented) return;
       for (const r of outcome.reports) {
         if (r.kind === 'task') presentReport(ctx, r);
         else presentFailure(ctx, r);
@@ -333,4 +338,17 @@ export function cleanForTerminal(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [sanitize(k, { singleLine: true, maxLength: 200 }), cleanForTerminal(v)]));
   }
   return value;
+}
+
+/** One Ctrl-C over several tasks: what is still waiting, by the refs a person can type, and how to come back. */
+function presentInterrupted(ctx: Context, waiting: TaskReport[], active: boolean): void {
+  const refOf = (r: TaskReport) => `${refFor(r.target)} (${safeName(r.target.record.operation.name, 80)})`;
+  const input = waiting.filter((r) => r.end.kind === 'needs-input' || r.end.snapshot?.status === 'input_required');
+  const running = waiting.filter((r) => !input.includes(r));
+  const lines = ['mcp-tasks: interrupted; every task keeps running on the server and its handle is kept.'];
+  if (input.length) lines.push(`  waiting for input: ${input.map(refOf).join(', ')}`);
+  if (running.length) lines.push(`  still running: ${running.map(refOf).join(', ')}`);
+  const resume = active ? `${ctx.invocation} watch --active` : `${ctx.invocation} watch ${waiting.map((r) => refFor(r.target)).join(' ')}`;
+  lines.push(`  next: \`${resume}\` to follow ${waiting.length === 1 ? 'it' : 'them'} again${input.length ? ` (or \`${ctx.invocation} answer ${refFor(input[0]!.target)}\` for one)` : ''}.`);
+  ctx.stderr.write(`${lines.join('\n')}\n`);
 }

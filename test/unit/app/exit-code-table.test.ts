@@ -70,6 +70,8 @@ const CASES: Array<[Outcome, keyof typeof ExitCode]> = [
   [{ kind: 'cancel-not-sent', target, snapshot: snap('cancelled') }, 'TaskCancelled'],
   [{ kind: 'task-failure', target, error: new CliError('unreachable', 'down', 'retry') }, 'Unreachable'],
   [{ kind: 'many', reports: [task({ kind: 'terminal', snapshot: snap('completed', { result: { content: [] } }) }) as never, { kind: 'task-failure', target, error: new CliError('vault', 'locked', 'unlock') }] }, 'VaultError'],
+  [{ kind: 'nothing-to-watch' }, 'Ok'],
+  [{ kind: 'watch-interrupted', waiting: [], active: true }, 'Interrupted'],
   [{ kind: 'direct-result', record, server: 'web', result: { content: [], isError: true } }, 'ToolError'],
   [{ kind: 'input-before-task', record, server: 'web', inputRequests: {} }, 'NeedsInput'],
   [{ kind: 'detached', target, snapshot: snap('working') }, 'Ok'],
