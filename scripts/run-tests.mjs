@@ -30,9 +30,9 @@ const ALONE = /fanout/;
 // npm pack and install, shells), start first: started last, they ran on alone at the end while
 // the cores idled. Only the order changes; a file missing here keeps its place after them.
 const LONG_FIRST = [
-  'e2e/legacy-everything-cli', 'e2e/pack', 'e2e/completion-shell', 'e2e/hints-verbatim', 'integration/legacy-walkthrough',
+  'e2e/legacy-everything-cli', 'e2e/pack', 'e2e/completion-shell', 'e2e/hints-verbatim', 'e2e/legacy-walkthrough',
   'e2e/fault-matrix', 'unit/vault/vault-upgrade', 'e2e/conn-hostile-answers', 'e2e/vault-integrity', 'e2e/never-lose',
-  'integration/legacy-session-everything', 'e2e/cli-lifecycle', 'unit/vault/listing-index', 'e2e/cli-exit-codes',
+  'sessions/legacy-session-everything', 'e2e/cli-lifecycle', 'unit/vault/listing-index', 'e2e/cli-exit-codes',
 ];
 const rank = (f) => {
   const i = LONG_FIRST.findIndex((l) => f.includes(`/${l}.test.js`));
@@ -49,7 +49,7 @@ const rank = (f) => {
 // - it has top-level hooks (before/after/beforeEach/afterEach), which would apply to the other
 //   files' tests too, or uses node:test's mocks;
 // - it is one of the long files above (they start first, beside everything else).
-// The rest of test/unit and test/in-process share three processes; end-to-end and integration
+// The rest of test/unit and test/in-process share three processes; test/e2e and test/sessions
 // files share eight (their cases spawn servers and CLIs and run for seconds, so fewer to a process).
 // A shared process's entry is build/test-groups/<kind>-<n>.test.js, which lists its files;
 // `node --test` on it runs them together again.
@@ -75,7 +75,7 @@ function sharedKind(f) {
   const { src } = relativeImports(f);
   if (/^(before|after|beforeEach|afterEach)\(/m.test(src) || /\bmock\b/.test(src)) return undefined;
   const dir = relative(root, f).split('/')[0];
-  return dir === 'unit' || dir === 'in-process' ? 'unit' : dir === 'e2e' || dir === 'integration' ? 'e2e' : undefined;
+  return dir === 'unit' || dir === 'in-process' ? 'unit' : dir === 'e2e' || dir === 'sessions' ? 'e2e' : undefined;
 }
 const alone = files.filter((f) => ALONE.test(f));
 const own = files.filter((f) => !ALONE.test(f) && !sharedKind(f));
