@@ -3,6 +3,7 @@
 // the server entry, then prompts in a terminal. Every response is checked before anything is
 // sent; keys answered before are never answered again.
 import { readFileArg, type Context } from '../context.js';
+import { sayOn, writePromptText } from '../output/notes.js';
 import { CliError } from '../errors.js';
 import { makeStyle, shortTaskId } from '../output/render.js';
 import { sanitize } from '../output/sanitize.js';
@@ -106,7 +107,7 @@ export async function collectResponses(
     }
     // A field the person left empty gets the form's default, as an answers file does.
     const comeBack = src.ref ? `${ctx.invocation} answer ${src.ref}` : undefined;
-    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: (t) => ctx.stderr.write(t), header, platform: ctx.platform, env: ctx.env, comeBack, taskId: src.taskId }, key, request, roots));
+    const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: writePromptText(ctx), header, platform: ctx.platform, env: ctx.env, comeBack, taskId: src.taskId }, key, request, roots));
     if (response === undefined) {
       left.push(key);
       continue;
@@ -136,8 +137,9 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
   const again = new Set(src.again ?? []);
   const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), { ...src, ref: src.ref ?? refFor(target), taskId: target.taskId });
-  for (const key of plan.stale) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server\n`);
-  for (const key of plan.alreadyAnswered) ctx.stderr.write(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice\n`);
+  const say = sayOn(ctx);
+  for (const key of plan.stale) say(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server`);
+  for (const key of plan.alreadyAnswered) say(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice`);
   const keys = Object.keys(plan.send);
   if (keys.length === 0) return { ...plan, sent: [] };
   await session.updateTask(target.taskId, plan.send);
@@ -147,7 +149,7 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
     r.inputAnsweredAt = at;
     r.updatedAt = at;
   });
-  if (!ctx.json) ctx.stderr.write(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}\n`);
+  if (!ctx.json) say(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}`);
   return { ...plan, sent: keys };
 }
 

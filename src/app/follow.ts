@@ -1,7 +1,8 @@
 // Following a task to its end for `call`, `watch` and `cancel --wait`: pollUntil with the
 // vault kept current (every change, and the terminal result before the command exits).
 import { startProgress } from '../output/progress.js';
-import { jsonLine, taskJson } from '../output/render.js';
+import { streamJsonLine } from '../output/notes.js';
+import { taskJson } from '../output/render.js';
 import { pollUntil, type RetryPolicy } from '../tasks/poll.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskEnd, TaskScope } from './with-task.js';
@@ -76,7 +77,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
         if (changed || terminal) await observeOrWarn(scope, s, terminal);
         // The first state observed is always streamed, so a watch never ends with nothing on stdout.
         if (ctx.json && opts.streamJson && (changed || terminal || !opts.streamed?.last)) {
-          ctx.stdout.write(jsonLine({ ...taskJson(target.record, s), via }));
+          streamJsonLine(ctx, { ...taskJson(target.record, s), via });
           if (opts.streamed) opts.streamed.last = s;
         }
       },

@@ -2,6 +2,7 @@
 // the listing's pre-rendered rows without depending on the output layer.
 import type { Context } from '../context.js';
 import { listingRowJson } from '../output/render.js';
+import { sayOn } from '../output/notes.js';
 import { listingRows } from '../vault/listing-index.js';
 import { Vault } from '../vault/vault.js';
 import type { HandleStore } from '../vault/handle-store.js';
@@ -13,7 +14,7 @@ export const LIST_JSON_ROWS = listingRows(listingRowJson);
 /** The vault under `home`, its notices given to `notice`. */
 export const vaultAt = (home: string, env: NodeJS.ProcessEnv, notice?: (text: string) => void): Vault => new Vault(home, env, LIST_JSON_ROWS, notice);
 
-const noticeOf = (ctx: Context) => (text: string) => ctx.stderr.write(`mcp-tasks: ${text}\n`);
+const noticeOf = (ctx: Pick<Context, 'stderr'>) => (text: string) => sayOn(ctx)(`mcp-tasks: ${text}`);
 
 /** The local file vault itself (`vault check` inspects its files, whichever store commands use). */
 export const openLocalVault = (ctx: Context): Vault => vaultAt(ctx.home, ctx.env, noticeOf(ctx));
@@ -25,4 +26,4 @@ export const openVault = (ctx: Context): HandleStore => openHandleStore(ctx.home
 export const storeAt = (home: string, env: NodeJS.ProcessEnv): HandleStore => openHandleStore(home, env, LIST_JSON_ROWS);
 
 /** The local file vault behind the seam, whatever MCP_TASKS_STORE says (`store push`, a handle the team store could not take). */
-export const openLocalStore = (ctx: Pick<Context, 'home' | 'env' | 'stderr'>): HandleStore => localStoreAt(ctx.home, ctx.env, LIST_JSON_ROWS, (text) => ctx.stderr.write(`mcp-tasks: ${text}\n`));
+export const openLocalStore = (ctx: Pick<Context, 'home' | 'env' | 'stderr'>): HandleStore => localStoreAt(ctx.home, ctx.env, LIST_JSON_ROWS, noticeOf(ctx));

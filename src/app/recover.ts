@@ -4,6 +4,7 @@
 // id sent again under its _meta key); tool annotations are the server's claim, never proof, so
 // everything else needs --force and a person's confirmation (--yes without a terminal).
 import { safeJson } from '../output/sanitize.js';
+import { sayOn } from '../output/notes.js';
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { readRef, type TaskTarget } from './task-target.js';
@@ -159,7 +160,7 @@ async function resubmit(ctx: Context, vault: HandleStore, rec: VaultRecord, verd
       if (resume) r.session = resume;
       else delete r.session;
     }))!;
-    if (!ctx.json) ctx.stderr.write(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})\n`);
+    if (!ctx.json) sayOn(ctx)(`resubmitting ${rec.operation.name} on ${rec.server.name} (${verdict.safe ? verdict.why : 'forced'})`);
     return await submitOperation(ctx, session, vault, entry, updated, { detach: opts.detach, resubmission: true });
   } finally {
     await closeSession(ctx, vault, session, [rec]);

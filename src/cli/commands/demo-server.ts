@@ -2,6 +2,7 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError } from '../../errors.js';
 import { defaultDemoStore } from '../../home.js';
+import { sayOn, streamLine } from '../../output/notes.js';
 
 export interface DemoServerOptions {
   http?: string;
@@ -32,7 +33,8 @@ export async function runDemoServer(opts: DemoServerOptions, ctx: Context): Prom
     throw err;
   }
   const surface = new TaskSurface(new TaskEngine(store, faults));
-  const log = (line: string) => ctx.stderr.write(`demo-server: ${line}\n`);
+  const say = sayOn(ctx);
+  const log = (line: string) => say(`demo-server: ${line}`);
 
   if (opts.http !== undefined) {
     const port = Number(opts.http);
@@ -49,7 +51,7 @@ export async function runDemoServer(opts: DemoServerOptions, ctx: Context): Prom
       throw err;
     }
     // The URL line is the contract with scripts and tests that start the server: keep it stable.
-    ctx.stdout.write(`demo-server listening on ${demo.url}\n`);
+    streamLine(ctx, `demo-server listening on ${demo.url}`);
     log(`store ${storePath}${opts.fault?.length ? `, faults: ${opts.fault.join(', ')}` : ''}`);
     await new Promise<void>((resolve) => {
       if (ctx.interrupt.aborted) return resolve();

@@ -1,6 +1,7 @@
 // `tools <server> [<tool>]`: the server's tools with their readOnly / destructive / idempotent
 // hints; with a tool name, that tool's arguments as a table.
 import type { Context } from '../../context.js';
+import { sayOn } from '../../output/notes.js';
 import { CliError } from '../../errors.js';
 import { safeName } from '../../output/sanitize.js';
 import { ServerStore } from '../../servers/server-store.js';
@@ -16,7 +17,7 @@ export async function runTools(server: string, ctx: Context, toolName?: string):
     return await withServerName(server, async () => {
       const tools = await conn.listTools();
       // The spec's SHOULD: say which tools were left out and why (the reason quotes server text as JSON).
-      for (const r of conn.refusedTools()) ctx.stderr.write(`mcp-tasks: left out tool ${JSON.stringify(r.name.slice(0, 80))}: ${r.reason}\n`);
+      for (const r of conn.refusedTools()) sayOn(ctx)(`mcp-tasks: left out tool ${JSON.stringify(r.name.slice(0, 80))}: ${r.reason}`);
       const offer = { offersTools: conn.offersTools, capabilities: conn.capabilities };
       if (toolName === undefined) return finish(ctx, { kind: 'tools-listed', server, tools, ...offer });
       const tool = tools.find((t) => t.name === toolName);
