@@ -142,7 +142,10 @@ async function openClientRetrying(sdk: Sdk, entry: ServerEntry, opts: ConnectOpt
 /** A fresh client and transport, connected: resumed (2025-11-25 HTTP session), from the cached discover result, or probed. */
 async function openClient(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, capabilities: Record<string, unknown>, timeout: number, wire: WireWatch, credential: PresentedCredential): Promise<SdkClient> {
   const client: SdkClient = new sdk.Client(CLIENT_INFO, { capabilities, versionNegotiation: { mode: 'auto' } });
-  client.onerror = (e) => opts.debug?.(`sdk: ${e.message}`);
+  // An abort is ours (a listen stream closed at the end of a watch): nothing to report.
+  client.onerror = (e) => {
+    if (e.name !== 'AbortError') opts.debug?.(`sdk: ${e.message}`);
+  };
   const { transport, stderrTail } = await openTransport(entry, opts, wire);
   const cached = opts.fresh ? undefined : entry.discovered;
   try {
