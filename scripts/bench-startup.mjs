@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { demoUrl } from './demo-url.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'mcp-tasks.js');
@@ -64,18 +65,7 @@ function nodeLines() {
 
 async function startDemo(env, work) {
   const child = spawn(process.execPath, [bin, 'demo-server', '--http', '0', '--store', join(work, 'store.json')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('demo server did not start')), 20_000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
+  const url = await demoUrl(child, 20_000);
   return { url, stop: () => child.kill('SIGTERM') };
 }
 

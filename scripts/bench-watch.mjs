@@ -16,6 +16,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { demoUrl } from './demo-url.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'mcp-tasks.js');
@@ -40,18 +41,7 @@ function startDemo(work, tag) {
       if (m) requests.push({ method: m[1], at: now });
     }
   });
-  const url = new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('demo server did not start')), 30_000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
+  const url = demoUrl(child, 30_000);
   return { url, requests, stop: () => child.kill('SIGTERM') };
 }
 

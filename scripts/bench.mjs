@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchStartup } from './bench-startup.mjs';
 import { benchWatch } from './bench-watch.mjs';
+import { demoUrl } from './demo-url.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'mcp-tasks.js');
@@ -115,18 +116,7 @@ function measure(cases, runs = RUNS) {
 
 async function startDemo() {
   const child = spawn(process.execPath, [bin, 'demo-server', '--http', '0', '--store', join(work, 'store.json')], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise((resolveUrl, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('demo server did not start')), 30_000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolveUrl(m[1]);
-      }
-    });
-  });
+  const url = await demoUrl(child, 30_000);
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
