@@ -31,7 +31,7 @@ export interface ListOptions {
 }
 
 /** The filters of `list` as one predicate (labels parsed once). */
-export function recordFilter(opts: ListOptions, env: NodeJS.ProcessEnv): (r: ListingMeta) => boolean {
+export function recordFilter(opts: ListOptions, env: NodeJS.ProcessEnv, now: () => number): (r: ListingMeta) => boolean {
   const labels = Object.entries(parseLabels(opts.label));
   const origin = opts.origin?.toLowerCase();
   return (r) =>
@@ -39,12 +39,12 @@ export function recordFilter(opts: ListOptions, env: NodeJS.ProcessEnv): (r: Lis
     (!opts.mine || isMine(r.origin, env)) &&
     Boolean(opts.all || opts.status || isActivePhase(r.phase) || r.phase === 'lost') &&
     (!opts.server || r.server.name === opts.server) &&
-    (!opts.status || listedStatus(r) === opts.status || reportedPhase(r, Date.now()) === opts.status) &&
+    (!opts.status || listedStatus(r) === opts.status || reportedPhase(r, now()) === opts.status) &&
     labels.every(([k, v]) => r.labels[k] === v);
 }
 
-export function filterRecords<R extends ListingMeta>(records: R[], opts: ListOptions, env: NodeJS.ProcessEnv): R[] {
-  return records.filter(recordFilter(opts, env)).sort(byCreatedAt);
+export function filterRecords<R extends ListingMeta>(records: R[], opts: ListOptions, env: NodeJS.ProcessEnv, now: () => number): R[] {
+  return records.filter(recordFilter(opts, env, now)).sort(byCreatedAt);
 }
 
 /**
@@ -91,7 +91,7 @@ async function refreshRecords(ctx: Context, records: VaultRecord[]): Promise<{ r
  */
 export async function followList(ctx: Context, vault: HandleStore, opts: ListOptions, shown: (rec: VaultRecord) => void): Promise<void> {
   if (!vault.follow) throw new CliError('usage', 'list --follow follows the team store, and MCP_TASKS_STORE is not set', 'Set MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY to follow what other machines add or change, or use `mcp-tasks watch --active` on this vault.');
-  const keep = recordFilter({ ...opts, all: true }, ctx.env);
+  const keep = recordFilter({ ...opts, all: true }, ctx.env, () => ctx.now());
   await vault.follow((rec) => {
     if (keep(rec)) shown(rec);
   }, ctx.interrupt);
@@ -101,7 +101,7 @@ export async function followList(ctx: Context, vault: HandleStore, opts: ListOpt
 export async function listTasks(ctx: Context, vault: HandleStore, opts: ListOptions): Promise<TasksListed> {
   const labels = opts.label ?? [];
   // `--all` without filters keeps every row: nothing of a row is parsed, its stored JSON is copied.
-  const match = opts.server || opts.status || labels.length || opts.origin !== undefined || opts.mine ? recordFilter(opts, ctx.env) : undefined;
+  const match = opts.server || opts.status || labels.length || opts.origin !== undefined || opts.mine ? recordFilter(opts, ctx.env, () => ctx.now()) : undefined;
   const listedByDefault = !opts.all && !opts.status;
   const all = Boolean(opts.all);
   const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`), ...(opts.origin !== undefined ? [`--origin ${opts.origin}`] : []), ...(opts.mine ? ['--mine'] : [])];
@@ -114,7 +114,7 @@ export async function listTasks(ctx: Context, vault: HandleStore, opts: ListOpti
   const mark = (r: ListingRow): ListedRow => (damaged.has(r.hop) ? damagedRow(r) : r);
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
-    const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts, ctx.env));
+    const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts, ctx.env, () => ctx.now()));
     // Rendered as the listing stores rows, so --json prints the same bytes as without --refresh.
     const rows = records.map((r): ListedRow => ({ get json() { return Buffer.from(listingRowJson(r), 'utf8'); }, meta: () => r }));
     const total = await totalFor(rows.length);
