@@ -122,8 +122,9 @@ async function runMode(mode, n, work, env, gnuTime) {
     const created = Date.now();
     const perServer = Math.ceil(n / SERVERS);
     const made = await Promise.all(urls.map((url, i) => createTasks(url, Math.min(perServer, n - i * perServer), LEAD_MS, created)));
-    const { Vault } = await import(pathToFileURL(join(root, 'build/src/vault/vault.js')).href);
-    await new Vault(home, homeEnv, () => {}).bulkInsert(made.flatMap((tasks, i) => records(tasks, urls[i], `bench${i}`)));
+    // The vault as the CLI opens it: with the list --json row renderer app/ hands it.
+    const { vaultAt } = await import(pathToFileURL(join(root, 'build/src/app/open-vault.js')).href);
+    await vaultAt(home, homeEnv, () => {}).bulkInsert(made.flatMap((tasks, i) => records(tasks, urls[i], `bench${i}`)));
 
     const args = [bin, '--json', ...(process.env.BENCH_WATCH_VERBOSE ? ['-v'] : []), 'watch', '--active', '--timeout', '120s', ...(mode === 'poll' ? ['--poll'] : [])];
     const cmd = gnuTime ? '/usr/bin/time' : process.execPath;

@@ -60,8 +60,9 @@ function syntheticRecords(n, url, startMs) {
  * each batch's files synced together, one listing frame per batch, the listing folded at the end).
  */
 async function seed(home, n, url = 'http://127.0.0.1:9/mcp', env = process.env) {
-  const { Vault } = await import(pathToFileURL(join(root, 'build/src/vault/vault.js')).href);
-  const vault = new Vault(resolve(home), env, (t) => process.stderr.write(`mcp-tasks: ${t}\n`));
+  // The vault as the CLI opens it: with the list --json row renderer app/ hands it.
+  const { vaultAt } = await import(pathToFileURL(join(root, 'build/src/app/open-vault.js')).href);
+  const vault = vaultAt(resolve(home), env, (t) => process.stderr.write(`mcp-tasks: ${t}\n`));
   // Older than anything there: seeded history lies behind the records a bench then creates.
   return vault.bulkInsert(syntheticRecords(n, url, Date.now() - 1000));
 }

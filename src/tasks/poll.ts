@@ -18,6 +18,8 @@ export const SAFETY_POLL_MS = 30_000;
  * first tasks/get each. A server that pushes only changes gets that one poll after this wait.
  */
 export const PUSH_ACK_GRACE_MS = 5_000;
+/** Turns of the event loop given, after the grace, to a listen answer that may sit unread. */
+const LAST_LOOKS = 5;
 
 /** Where an observed state came from. */
 export type StateSource = 'push' | 'poll';
@@ -162,6 +164,8 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
     return Math.min(Math.round(Math.max(SAFETY_POLL_MS, ms) * (0.8 + Math.random() / 5)), left);
   };
   const ackGraceUntil = opts.now() + PUSH_ACK_GRACE_MS;
+  /** The grace is over and the listen unanswered: how many times it was looked at again, after pending I/O. */
+  let lastLooks = 0;
 
   for (;;) {
     if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
@@ -181,7 +185,12 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
             until = ackGraceUntil;
             continue;
           }
-          break;
+          // Past the grace, a process busy with many tasks may hold the answer unread: a few turns
+          // of the event loop (waits of 0, a millisecond each when idle) let it in before this task
+          // is polled instead.
+          if (!push?.pending() || lastLooks >= LAST_LOOKS) break;
+          lastLooks++;
+          ms = 0;
         }
         if (!push) {
           await opts.sleep(ms, opts.signal);
@@ -190,7 +199,8 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         const event = await waitForPush(push, ms, opts.sleep, opts.signal);
         if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
         if (!event) {
-          if (opts.now() >= until || (deadline !== undefined && opts.now() >= deadline)) break;
+          // Time is up, unless the listen is still unanswered: the top of the loop decides (the grace, a last look).
+          if (!push.pending() && (opts.now() >= until || (deadline !== undefined && opts.now() >= deadline))) break;
           continue;
         }
         if (event.kind === 'refused') throw event.error;

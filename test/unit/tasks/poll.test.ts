@@ -328,3 +328,51 @@ test('a one-off look calls relisted keys stuck only long after the answer, never
   assert.equal(stuckSinceAnswer(undefined, 10 ** 12, 15_000), false, 'no answer time recorded');
   assert.equal(stuckSinceAnswer(Number.NaN, 10 ** 12, 15_000), false);
 });
+
+/** A push channel whose listen stays unanswered until `deliver` is called, then pushes `state`. */
+function lateListen(state: TaskSnapshot) {
+  const queue: Array<{ kind: 'epoch' } | { kind: 'state'; snapshot: TaskSnapshot }> = [];
+  let epoch = 0;
+  let waiting = true;
+  return {
+    channel: {
+      epoch: () => epoch,
+      pending: () => waiting && epoch === 0,
+      ready: async () => {},
+      take: () => queue.shift(),
+      close: () => {},
+    },
+    deliver: () => {
+      if (!waiting) return;
+      waiting = false;
+      epoch = 1;
+      queue.push({ kind: 'epoch' }, { kind: 'state', snapshot: state });
+    },
+  };
+}
+
+test('a listen answered only after the grace (the process was busy) is still taken before any tasks/get', async () => {
+  const clock = fakeClock();
+  const done = snap('completed', { result: { content: [] } });
+  const listen = lateListen(done);
+  // The answer sits unread until the loop gets a turn after the grace: a wait of 0 then lets it in.
+  const sleep = async (ms: number) => {
+    await clock.sleep(ms);
+    if (ms === 0) listen.deliver();
+  };
+  const s = script([done]);
+  const end = await pollUntil({ taskId: 't1', get: (id) => s.get(id, clock), now: clock.now, sleep, push: listen.channel, initial: snap('working', { pollIntervalMs: 500 }) });
+  assert.equal(end.kind, 'terminal');
+  assert.deepEqual(s.calls, [], 'no tasks/get: the pushed state ended the watch');
+});
+
+test('a listen never answered is waited for through the grace only, then the task is polled', async () => {
+  const clock = fakeClock();
+  const listen = lateListen(snap('working'));
+  const s = script([snap('completed', { result: { content: [] } })]);
+  const started = clock.now();
+  const end = await pollUntil({ taskId: 't1', get: (id) => s.get(id, clock), now: clock.now, sleep: clock.sleep, push: listen.channel, initial: snap('working', { pollIntervalMs: 500 }) });
+  assert.equal(end.kind, 'terminal');
+  assert.equal(s.calls.length, 1);
+  assert.equal(s.calls[0]! - started, 5000, 'polled when the 5 s grace ran out');
+});
