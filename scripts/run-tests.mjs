@@ -25,9 +25,7 @@ if (files.length === 0) {
 // than they compute, so two would leave the cores idle.
 // Files that load the whole machine on purpose (64 processes beside CPU burners) run alone,
 // after the rest: beside other files they would starve them, and be starved, into false failures.
-// watch-push runs alone too: it measures change-to-print latency (the issue's 100 ms), which a
-// loaded machine would measure instead.
-const ALONE = /fanout|watch-push/;
+const ALONE = /fanout/;
 // The files that take longest, mostly waiting on servers' own clocks (server-everything's stages,
 // npm pack and install, shells), start first: started last, they ran on alone at the end while
 // the cores idled. Only the order changes; a file missing here keeps its place after them.

@@ -199,8 +199,7 @@ export async function pollUntil(opts: PollOptions): Promise<WatchEnd> {
         const event = await waitForPush(push, ms, opts.sleep, opts.signal);
         if (opts.signal?.aborted) return { kind: 'interrupted', snapshot: last };
         if (!event) {
-          // Time is up, unless the listen is still unanswered: the top of the loop decides (the grace, a last look).
-          if (!push.pending() && (opts.now() >= until || (deadline !== undefined && opts.now() >= deadline))) break;
+          if (opts.now() >= until || (deadline !== undefined && opts.now() >= deadline)) break;
           continue;
         }
         if (event.kind === 'refused') throw event.error;
