@@ -36,6 +36,26 @@ describe('spec fidelity: what compliant servers expect of a client', { concurren
     await demo?.stop();
   });
 
+  /** The demo behind a proxy that acknowledges every tasks/update without passing it on (the key stays listed); counts them. */
+  async function forgetfulServer() {
+    const updates = { n: 0 };
+    const proxy = await startProxy(demo.url, {
+      answer: (req) => {
+        if (methodOf(req) !== 'tasks/update') return undefined;
+        updates.n++;
+        return reply(req, { resultType: 'complete' });
+      },
+    });
+    return { proxy, updates };
+  }
+
+  /** An answers file accepting confirm_delete's form. */
+  function confirmAnswers(): string {
+    const answers = join(tempDir(), 'answers.json');
+    writeFileSync(answers, JSON.stringify({ confirm: { action: 'accept', content: { confirm: true } } }));
+    return answers;
+  }
+
   test('x-mcp-header arguments are mirrored into Mcp-Param-* headers on tools/call (Base64 form for non-ASCII)', async () => {
     const calls: ProxiedRequest[] = [];
     const proxy = await startProxy(demo.url, {
@@ -255,25 +275,17 @@ describe('spec fidelity: what compliant servers expect of a client', { concurren
   });
 
   test('get right after an answer the server still lists: too soon to call it stuck; the verdict needs the time a watch would give', async () => {
-    let updates = 0;
-    const proxy = await startProxy(demo.url, {
-      // Acknowledge every answer without passing it on: the server keeps listing the key.
-      answer: (req) => {
-        if (methodOf(req) !== 'tasks/update') return undefined;
-        updates++;
-        return reply(req, { resultType: 'complete' });
-      },
-    });
+    const { proxy, updates: counted } = await forgetfulServer();
+    const updates = () => counted.n;
     try {
       const h = await homeWithServer('slowly', proxy.url);
       await h.ok(['call', 'slowly', 'confirm_delete', 'filename=a.txt', '--detach', '--label', 'job=slowly']);
-      const answers = join(tempDir(), 'answers.json');
-      writeFileSync(answers, JSON.stringify({ confirm: { action: 'accept', content: { confirm: true } } }));
+      const answers = confirmAnswers();
       // Each command at a time of its own (the fake clocks): nothing here depends on the machine's speed.
       const answeredAt = Date.now();
       const answered = await runInProcess(['answer', 'slowly', '--answers', answers], { home: h.dir, clock: fakeClock(answeredAt) });
       assert.equal(answered.code, 0, answered.stderr);
-      assert.equal(updates, 1);
+      assert.equal(updates(), 1);
       const soon = await runInProcess(['get', 'slowly'], { home: h.dir, clock: fakeClock(answeredAt + 1000) });
       assert.equal(soon.code, 5, soon.stderr);
       assert.doesNotMatch(soon.stderr, /wait forever/);
@@ -283,33 +295,24 @@ describe('spec fidelity: what compliant servers expect of a client', { concurren
       const late = await runInProcess(['get', 'slowly'], { home: h.dir, clock: fakeClock(answeredAt + 31_000) });
       assert.equal(late.code, 5, late.stderr);
       assert.match(late.stderr, /the server keeps asking for "confirm", already answered; .*waiting longer would wait forever/);
-      assert.equal(updates, 1, 'get sent no answer');
+      assert.equal(updates(), 1, 'get sent no answer');
     } finally {
       await proxy.close();
     }
   });
 
   test('a server that keeps re-listing an answered key: call ends with exit 5 after the notice and another period; answer and get say the same; answer --again sends on purpose', async () => {
-    let updates = 0;
-    const proxy = await startProxy(demo.url, {
-      // Acknowledge every answer without passing it on: the server keeps listing the key.
-      answer: (req) => {
-        if (methodOf(req) !== 'tasks/update') return undefined;
-        updates++;
-        return reply(req, { resultType: 'complete' });
-      },
-    });
+    const { proxy, updates: counted } = await forgetfulServer();
     try {
       const h = await homeWithServer('forgetful', proxy.url);
-      const answers = join(tempDir(), 'answers.json');
-      writeFileSync(answers, JSON.stringify({ confirm: { action: 'accept', content: { confirm: true } } }));
+      const answers = confirmAnswers();
       const env = { MCP_TASKS_INPUT_STUCK_MS: '300' };
       const r = await h.run(['call', 'forgetful', 'confirm_delete', 'filename=a.txt', '--answers', answers, '--label', 'job=forgetful'], { env });
       assert.equal(r.code, 5, r.stderr);
       assert.match(r.stderr, /the server still lists "confirm"/, 'the notice came first');
       assert.match(r.stderr, /the server keeps asking for "confirm", already answered/);
       assert.match(r.stderr, /next: `mcp-tasks cancel \S+` to stop the task, or `mcp-tasks answer \S+ --again confirm` to send a new answer on purpose/);
-      assert.equal(updates, 1, 'answered once');
+      assert.equal(counted.n, 1, 'answered once');
 
       for (const args of [['answer', 'forgetful', '--answers', answers], ['get', 'forgetful']]) {
         const s = await h.run(args, { env });
@@ -317,10 +320,10 @@ describe('spec fidelity: what compliant servers expect of a client', { concurren
         assert.match(s.stderr, /the server keeps asking for "confirm", already answered/, args[0]);
         assert.match(s.stderr, /--again confirm/, args[0]);
       }
-      assert.equal(updates, 1, 'answer sent nothing without --again');
+      assert.equal(counted.n, 1, 'answer sent nothing without --again');
 
       const again = await h.run(['answer', 'forgetful', '--again', 'confirm', '--answers', answers], { env });
-      assert.equal(updates, 2, `answer --again sends a new answer: ${again.stderr}`);
+      assert.equal(counted.n, 2, `answer --again sends a new answer: ${again.stderr}`);
       assert.match(again.stderr, /answered "confirm"/);
     } finally {
       await proxy.close();
