@@ -65,6 +65,26 @@ await build({
       },
     },
     {
+      // pg asks at load whether it runs on Cloudflare Workers by constructing `new Response(…)`,
+      // which on Node loads the whole of undici (its fetch), TLS and the web streams: ~15 ms on
+      // team-store paths that reach no HTTP server (`list`, `show`, `store status`, stdio servers),
+      // for an answer that is always no here. Only that probe is replaced; the rest of the file stays.
+      name: 'pg-node-only',
+      setup(b) {
+        let seen = false;
+        b.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+          const text = readFileSync(args.path, 'utf8');
+          const probe = /function isCloudflareRuntime\(\) \{/;
+          if (!probe.test(text)) throw new Error(`${args.path}: pg's isCloudflareRuntime() is not where the build expects it`);
+          seen = true;
+          return { contents: text.replace(probe, 'function isCloudflareRuntime() {\n  return false;'), loader: 'js' };
+        });
+        b.onEnd((result) => {
+          if (result.errors.length === 0 && !seen) throw new Error("pg-node-only: pg's lib/stream.js was not in the bundle");
+        });
+      },
+    },
+    {
       name: 'lazy-sdk-validator',
       setup(b) {
         b.onResolve({ filter: /^@modelcontextprotocol\/client\/_shims$/ }, () => ({ path: `${root}src/connection/sdk-node-shims.ts` }));

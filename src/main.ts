@@ -11,6 +11,10 @@ import { exitCodeOf } from './app/exit-code.js';
 import { presentError, presentUnexpected } from './output/present-error.js';
 import { explainOptionLikeRef, optionLikeRefBeforeParse } from './cli/option-like-ref.js';
 import { detectInvocation, localCommand } from './invocation.js';
+import { resolveHome } from './home.js';
+
+/** The commands that read or write the handle store (the others never open it). */
+const STORE_COMMANDS = new Set(['call', 'get', 'watch', 'answer', 'cancel', 'list', 'show', 'recover', 'prune', 'export', 'import']);
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
@@ -34,7 +38,12 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   );
   // chalk only for an action whose output is coloured (a TTY or FORCE_COLOR): --json, pipes and --help never load it.
   program.hook('preAction', async (_program, action) => {
-    if (wantsColor(action.optsWithGlobals() as GlobalOptions, io)) await (await import('./output/render.js')).loadColor(colorLevel(io.env));
+    const globals = action.optsWithGlobals() as GlobalOptions;
+    // A team store opens while the command's modules load (its connection, its key): a command line that parsed will use it.
+    if (io.env.MCP_TASKS_STORE && action.parent === program && STORE_COMMANDS.has(action.name())) {
+      await import('./vault/postgres/pg-connect.js').then((m) => m.warmTeamStore(resolveHome(globals.home, io.env, io.platform), io.env)).catch(() => {});
+    }
+    if (wantsColor(globals, io)) await (await import('./output/render.js')).loadColor(colorLevel(io.env));
   });
   // No command at all: the help is what was asked for (gh, git), on stdout, exit 0.
   if (onlyGlobalOptions(program, argv)) {

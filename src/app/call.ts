@@ -53,10 +53,18 @@ export async function call(ctx: Context, deps: CallDeps, server: string, tool: s
   // A broken answers file must stop us before any work is submitted, not halfway through.
   readAnswers(ctx, opts.answers);
   const entry = new ServerStore(ctx.home).get(server);
-  // Open (or create) the store before touching the server: one we cannot write must stop us before any work is submitted.
-  await vault.prepare();
+  // The store opens (a team store: its driver, connection and key) while the session's handshake
+  // runs; a store we cannot write stops us before any request that may create work.
+  const opening = withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined || opts.acceptDefaults === true }));
+  opening.catch(() => {}); // its failure is reported below, after the store's
+  try {
+    await vault.prepare();
+  } catch (err) {
+    await opening.then((s) => s.close(), () => {});
+    throw err;
+  }
   const key = idempotencyKeyOf(opts.idempotencyKey, ctx.env);
-  const session = await withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined || opts.acceptDefaults === true }));
+  const session = await opening;
   const submitted: VaultRecord[] = [];
   try {
     return await withServerName(server, async (): Promise<CallDecision> => {

@@ -18,7 +18,7 @@ function teamUrl(ctx: Context, command: string): string {
 
 async function teamStore(ctx: Context, command: string) {
   const { PgHandleStore } = await import('../vault/postgres/pg-store.js');
-  return new PgHandleStore(teamUrl(ctx, command), ctx.env, LIST_JSON_ROWS);
+  return new PgHandleStore(teamUrl(ctx, command), ctx.env, ctx.home, LIST_JSON_ROWS);
 }
 
 /** Local records the team store could not take when they were written. */

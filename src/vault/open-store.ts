@@ -4,13 +4,14 @@
 import { fileStore, type HandleStore, type StoreDescription } from './handle-store.js';
 import type { ListingRows } from './listing-index.js';
 import { VaultError } from './vault-errors.js';
+import { isTeamStoreUrl } from './postgres/pg-connect.js';
 
-export const isTeamStoreUrl = (v: string | undefined): v is string => Boolean(v && /^postgres(ql)?:\/\//i.test(v));
+export { isTeamStoreUrl };
 
 /** The team store, behind the seam, its module imported when first asked for anything. */
-function lazyTeamStore(url: string, env: NodeJS.ProcessEnv, rows: ListingRows): HandleStore {
+function lazyTeamStore(url: string, env: NodeJS.ProcessEnv, home: string, rows: ListingRows): HandleStore {
   let store: Promise<HandleStore> | undefined;
-  const load = () => (store ??= import('./postgres/pg-store.js').then((m) => new m.PgHandleStore(url, env, rows)));
+  const load = () => (store ??= import('./postgres/pg-store.js').then((m) => new m.PgHandleStore(url, env, home, rows)));
   const call =
     <K extends keyof HandleStore>(k: K) =>
     async (...args: unknown[]) => {
@@ -59,7 +60,7 @@ export function openHandleStore(home: string, env: NodeJS.ProcessEnv, rows: List
     if (!isTeamStoreUrl(url)) {
       throw new VaultError({ reason: 'team-store', next: 'Set MCP_TASKS_STORE to a postgres:// (or postgresql://) URL, or unset it to use the local vault.' }, 'MCP_TASKS_STORE is set but is not a postgres:// or postgresql:// URL');
     }
-    return lazyTeamStore(url, env, rows);
+    return lazyTeamStore(url, env, home, rows);
   }
   return fileStore(home, env, rows, notice);
 }

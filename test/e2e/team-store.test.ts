@@ -7,7 +7,10 @@
 // database crash (SIGQUIT, `pg_ctl stop -m immediate`) loses no committed record.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import pg from 'pg';
 import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
 import { readStore } from '../helpers/demo-server.js';
@@ -183,6 +186,42 @@ describe('the team store on PostgreSQL', () => {
     }
     assert.equal(await demo.count('tools/call'), calls, 'no call was sent');
     assert.equal(await rawTables(url), before, 'the tables are byte for byte as they were');
+  });
+
+  test('the salt a home saw last starts the key early; a stale or damaged one only costs time, never opens with a wrong key', async () => {
+    const { url, env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url);
+    await h.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'salt=s1'], { env });
+    const cachePath = join(h.dir, 'team-stores.json');
+    const c = new pg.Client(url);
+    await c.connect();
+    const salt = (await c.query<{ key_salt: string }>('SELECT key_salt FROM mcp_tasks_meta')).rows[0]!.key_salt;
+    await c.end();
+    const cached = JSON.parse(readFileSync(cachePath, 'utf8')) as Record<string, { salt: string; n: number }>;
+    assert.deepEqual(Object.values(cached), [{ salt, n: 2 ** 14 }], 'the cache holds the salt and cost, as the database does');
+    assert.doesNotMatch(JSON.stringify(cached), new RegExp(`${TEAM_KEY}|test-only-password`), 'no key and no database password');
+    assert.ok(!Object.keys(cached)[0]!.includes('test-only-password'), 'the store is named without its password');
+    // A stale salt (the store re-created elsewhere): the database's salt decides, and the cache is corrected.
+    const store = Object.keys(cached)[0]!;
+    writeFileSync(cachePath, JSON.stringify({ [store]: { salt: randomBytes(16).toString('base64'), n: 2 ** 14 } }));
+    const listed = parseJsonDoc((await h.run(['--json', 'list'], { env })).stdout) as unknown[];
+    assert.equal(listed.length, 1);
+    assert.equal((JSON.parse(readFileSync(cachePath, 'utf8')) as Record<string, { salt: string }>)[store]!.salt, salt, 'the cache now holds the store salt');
+    // A damaged cache file, or one asking for an absurd cost: ignored.
+    for (const text of ['{not json', JSON.stringify({ [store]: { salt, n: 2 ** 40 } }), JSON.stringify([1, 2])]) {
+      writeFileSync(cachePath, text);
+      const r = await h.run(['--json', 'get', 's1'], { env });
+      assert.equal(r.code, 0, r.stderr);
+    }
+    // The cached salt is right but the key is not: the key check still refuses.
+    const wrong = await h.run(['list'], { env: { ...env, MCP_TASKS_TEAM_KEY: 'not-the-team-key-000000' } });
+    assert.equal(wrong.code, 9, wrong.stderr);
+    assert.match(wrong.stderr, /MCP_TASKS_TEAM_KEY is not the key/);
+    // Spawned, as a CI step runs it (the opening begins before the command's modules load): the same answers.
+    const spawned = await h.run(['--json', 'get', 's1'], { env, spawn: true });
+    assert.equal(spawned.code, 0, spawned.stderr);
+    const spawnedWrong = await h.run(['get', 's1'], { env: { ...env, MCP_TASKS_TEAM_KEY: 'not-the-team-key-000000' }, spawn: true });
+    assert.equal(spawnedWrong.code, 9, spawnedWrong.stderr);
   });
 
   test('two runners share one store: one writes, the other lists, gets, recovers and filters by origin', async () => {

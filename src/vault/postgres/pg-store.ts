@@ -13,8 +13,9 @@
 // Concurrency: create-if-absent is INSERT … ON CONFLICT DO NOTHING; a read-modify-write is a
 // short transaction around SELECT … FOR UPDATE, with the change a synchronous function: no lock
 // or transaction is ever held across a request to an MCP server (those happen outside this file).
-// The driver (`pg`) is loaded on the first use of a configured team store, never otherwise.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt } from 'node:crypto';
+// The driver (`pg`) is loaded on the first use of a configured team store, never otherwise;
+// connecting and the early opening live in pg-connect.ts.
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import { VaultError } from '../vault-errors.js';
@@ -23,6 +24,7 @@ import { byCreatedAt, intentOf, originText, typeableRef, UNKNOWN_OPERATION, type
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
+import { closePool, earlyDerivation, poolFor, readMeta, redactStoreUrl, rememberSalt, scryptAsync, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
 
 export const SCHEMA_VERSION = 1;
@@ -34,34 +36,10 @@ const LISTED_PHASES = ['submitting', 'active', 'in-doubt', 'lost'];
 /** The channel a write is announced on (the hop only: the record stays sealed). */
 export const NOTIFY_CHANNEL = 'mcp_tasks_changes';
 
-/** The store URL without its password (and without query parameters but sslmode): safe to print. */
-export function redactStoreUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    const ssl = u.searchParams.get('sslmode');
-    const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
-    return `${u.protocol}//${user}${u.host}${u.pathname}${ssl ? `?sslmode=${ssl}` : ''}`;
-  } catch {
-    return '(an unparsable MCP_TASKS_STORE)';
-  }
-}
-
-
-
 interface Keys {
   record: Buffer;
   index: Buffer;
 }
-
-interface Meta {
-  schema_version: number;
-  key_salt: string;
-  key_n: number;
-  key_check: Buffer;
-}
-
-const scryptAsync = (pass: string, salt: Buffer, N: number) =>
-  new Promise<Buffer>((resolve, reject) => scrypt(pass, salt, 32, { N, r: 8, p: 1, maxmem: 256 * N * 8 + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))));
 
 function deriveKeys(master: Buffer): Keys {
   const k = (info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.from('mcp-tasks-team-store'), info, 32));
@@ -88,25 +66,6 @@ function openBytes(key: Buffer, sealed: Buffer, aad: string): Buffer | undefined
   }
 }
 
-/** One pool per store URL per process; idle connections never keep a finished command alive. */
-const pools = new Map<string, Promise<Pool>>();
-
-async function poolFor(url: string, env: NodeJS.ProcessEnv): Promise<Pool> {
-  let p = pools.get(url);
-  if (!p) {
-    p = (async () => {
-      const { default: pg } = await import('pg');
-      const timeout = Number(env.MCP_TASKS_STORE_TIMEOUT_MS) > 0 ? Number(env.MCP_TASKS_STORE_TIMEOUT_MS) : 10_000;
-      const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, connectionTimeoutMillis: timeout, query_timeout: timeout * 3, application_name: 'mcp-tasks' });
-      // A connection dropped while idle (a restarted server) is replaced on the next query.
-      pool.on('error', () => {});
-      return pool;
-    })();
-    pools.set(url, p);
-  }
-  return p;
-}
-
 export class PgHandleStore implements HandleStore {
   readonly engine = 'postgres' as const;
   private keys: Promise<Keys> | undefined;
@@ -114,6 +73,8 @@ export class PgHandleStore implements HandleStore {
   constructor(
     private readonly url: string,
     private readonly env: NodeJS.ProcessEnv,
+    /** The home whose salt cache (team-stores.json) speeds up the next start. */
+    private readonly home: string,
     /** How `list --json` renders a row (handed in from app/). */
     private readonly listRows: ListingRows,
   ) {}
@@ -177,18 +138,14 @@ export class PgHandleStore implements HandleStore {
     }
   }
 
-  private async readMeta(c: PoolClient): Promise<Meta | undefined> {
-    const exists = await c.query<{ t: string | null }>("SELECT to_regclass('mcp_tasks_meta')::text AS t");
-    if (!exists.rows[0]?.t) return undefined;
-    const r = await c.query<Meta>('SELECT schema_version, key_salt, key_n, key_check FROM mcp_tasks_meta WHERE id = 1');
-    return r.rows[0];
-  }
-
   /** The keys, from the team key and the store's salt, checked against its sealed key check. */
-  private async openKeys(meta: Meta): Promise<Keys> {
+  private async openKeys(meta: Meta, early?: Derivation): Promise<Keys> {
     if (meta.schema_version > SCHEMA_VERSION) this.fail(`the team store ${this.shown} has schema version ${meta.schema_version}, newer than this mcp-tasks (${SCHEMA_VERSION}); nothing was changed`, 'Upgrade mcp-tasks on this machine.');
+    if (!validCost(meta.key_n)) this.fail(`the team store ${this.shown} asks for an invalid key cost (scrypt N = ${meta.key_n}); nothing was changed`, 'Check the mcp_tasks_meta table: it was not written by mcp-tasks `store init`.');
     const pass = this.teamKey();
-    const master = await scryptAsync(pass, Buffer.from(meta.key_salt, 'base64'), meta.key_n);
+    const seen = early?.salt === meta.key_salt && early.n === meta.key_n;
+    const master = seen ? await early.master : await scryptAsync(pass, Buffer.from(meta.key_salt, 'base64'), meta.key_n);
+    if (!seen) rememberSalt(this.home, this.shown, meta.key_salt, meta.key_n);
     const keys = deriveKeys(master);
     const check = openBytes(keys.record, meta.key_check, 'key-check');
     if (!check || check.toString('utf8') !== CHECK_TEXT) {
@@ -199,11 +156,14 @@ export class PgHandleStore implements HandleStore {
 
   private ready(): Promise<Keys> {
     if (!this.keys) {
-      this.teamKey();
-      this.keys = this.with(async (c) => {
-        const meta = await this.readMeta(c);
+      const pass = this.teamKey();
+      const begun = takeOpening(this.url, this.home, pass);
+      const early = begun?.early ?? earlyDerivation(this.home, this.shown, pass);
+      const read = () => this.with((c) => readMeta(c));
+      // What the early opening read stands unless it failed or found no schema (asked again: one may have been made since).
+      this.keys = (begun ? begun.meta.then((m) => m ?? read(), read) : read()).then((meta) => {
         if (!meta) this.fail(`the team store ${this.shown} has no mcp-tasks schema yet`, 'Run `mcp-tasks store init` once (safe to run from every CI job), then retry.');
-        return this.openKeys(meta);
+        return this.openKeys(meta, early);
       });
       // A failure is not cached: the next call asks again (a database back from a restart).
       this.keys.catch(() => (this.keys = undefined));
@@ -241,7 +201,7 @@ export class PgHandleStore implements HandleStore {
       await c.query('CREATE INDEX IF NOT EXISTS mcp_tasks_hints_hop ON mcp_tasks_hints (hop)');
       await c.query('CREATE INDEX IF NOT EXISTS mcp_tasks_records_created ON mcp_tasks_records (created_at, hop)');
       await c.query(`CREATE INDEX IF NOT EXISTS mcp_tasks_records_listed ON mcp_tasks_records (created_at, hop) WHERE phase IN ('submitting', 'active', 'in-doubt', 'lost')`);
-      const meta = await this.readMeta(c);
+      const meta = await readMeta(c);
       if (meta) {
         this.keys = this.openKeys(meta);
         await this.keys;
@@ -251,6 +211,7 @@ export class PgHandleStore implements HandleStore {
       const salt = randomBytes(16);
       const keys = deriveKeys(await scryptAsync(pass, salt, SCRYPT_N));
       await c.query('INSERT INTO mcp_tasks_meta (id, schema_version, key_salt, key_n, key_check) VALUES (1, $1, $2, $3, $4)', [SCHEMA_VERSION, salt.toString('base64'), SCRYPT_N, sealBytes(keys.record, Buffer.from(CHECK_TEXT), 'key-check')]);
+      rememberSalt(this.home, this.shown, salt.toString('base64'), SCRYPT_N);
       this.keys = Promise.resolve(keys);
       return { created: true, schemaVersion: SCHEMA_VERSION };
     }, true);
@@ -259,7 +220,7 @@ export class PgHandleStore implements HandleStore {
   /** What `store status` shows: reachable, schema version, counts, whose. Never the password. */
   async status(): Promise<{ schemaVersion: number | null; records: number; active: number; origins: Array<{ origin: string; records: number }> }> {
     return this.with(async (c) => {
-      const meta = await this.readMeta(c);
+      const meta = await readMeta(c);
       if (!meta) return { schemaVersion: null, records: 0, active: 0, origins: [] };
       await this.ready();
       const n = await c.query<{ all: string; active: string }>(`SELECT count(*) AS all, count(*) FILTER (WHERE phase IN ('submitting', 'active', 'in-doubt', 'lost')) AS active FROM mcp_tasks_records`);
@@ -310,23 +271,24 @@ export class PgHandleStore implements HandleStore {
     return JSON.parse(plain.toString('utf8')) as VaultRecord;
   }
 
-  /** Write the record's row and hints in the open transaction; `insert` only when absent. */
+  /**
+   * Write the record's row, its hints and the change notice in one statement (atomic on its own,
+   * one round trip; inside update()'s transaction, part of it); `insert` only when absent.
+   */
   private async writeRow(c: PoolClient, keys: Keys, rec: VaultRecord, mode: 'insert' | 'upsert' | 'update'): Promise<boolean> {
     const hop = this.hop(keys, rec.opId);
-    const args = [hop, this.seal(keys, rec, hop), rec.phase, rec.server.name, rec.createdAt, rec.updatedAt, rec.origin ? originText(rec.origin) : null];
-    let changed: number;
-    if (mode === 'update') {
-      changed = (await c.query('UPDATE mcp_tasks_records SET sealed = $2, phase = $3, server_name = $4, created_at = $5, updated_at = $6, origin = COALESCE(origin, $7), version = version + 1 WHERE hop = $1', args)).rowCount ?? 0;
-    } else {
-      const conflict = mode === 'insert' ? 'DO NOTHING' : 'DO UPDATE SET sealed = EXCLUDED.sealed, phase = EXCLUDED.phase, server_name = EXCLUDED.server_name, updated_at = EXCLUDED.updated_at, version = mcp_tasks_records.version + 1';
-      changed = (await c.query(`INSERT INTO mcp_tasks_records (hop, sealed, phase, server_name, created_at, updated_at, origin) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hop) ${conflict}`, args)).rowCount ?? 0;
-    }
-    if (!changed) return false;
-    const hints = this.hintKeys(keys, rec);
-    await c.query('DELETE FROM mcp_tasks_hints WHERE hop = $1 AND NOT (hint = ANY($2))', [hop, hints]);
-    await c.query('INSERT INTO mcp_tasks_hints (hint, hop) SELECT unnest($2::text[]), $1 ON CONFLICT DO NOTHING', [hop, hints]);
-    await c.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, hop]);
-    return true;
+    const args = [hop, this.seal(keys, rec, hop), rec.phase, rec.server.name, rec.createdAt, rec.updatedAt, rec.origin ? originText(rec.origin) : null, this.hintKeys(keys, rec), NOTIFY_CHANNEL];
+    const conflict = mode === 'insert' ? 'DO NOTHING' : 'DO UPDATE SET sealed = EXCLUDED.sealed, phase = EXCLUDED.phase, server_name = EXCLUDED.server_name, updated_at = EXCLUDED.updated_at, version = mcp_tasks_records.version + 1';
+    const write =
+      mode === 'update'
+        ? 'UPDATE mcp_tasks_records SET sealed = $2, phase = $3, server_name = $4, created_at = $5, updated_at = $6, origin = COALESCE(origin, $7), version = version + 1 WHERE hop = $1 RETURNING hop'
+        : `INSERT INTO mcp_tasks_records (hop, sealed, phase, server_name, created_at, updated_at, origin) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hop) ${conflict} RETURNING hop`;
+    // The hints' foreign key is checked at the statement's end, when the row written above is there.
+    const sql = `WITH rec AS (${write}),
+      gone AS (DELETE FROM mcp_tasks_hints h USING rec WHERE h.hop = rec.hop AND NOT (h.hint = ANY($8::text[]))),
+      added AS (INSERT INTO mcp_tasks_hints (hint, hop) SELECT x, rec.hop FROM rec, unnest($8::text[]) AS x ON CONFLICT DO NOTHING)
+      SELECT pg_notify($9, hop) FROM rec`;
+    return ((await c.query(sql, args)).rowCount ?? 0) > 0;
   }
 
   private async rows(c: PoolClient, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
@@ -359,13 +321,13 @@ export class PgHandleStore implements HandleStore {
   async put(record: VaultRecord): Promise<void> {
     const keys = await this.ready();
     const rec = this.storable(record);
-    await this.with((c) => this.writeRow(c, keys, rec, 'upsert'), true);
+    await this.with((c) => this.writeRow(c, keys, rec, 'upsert'));
   }
 
   async create(record: VaultRecord): Promise<boolean> {
     const keys = await this.ready();
     const rec = this.storable(record);
-    return this.with((c) => this.writeRow(c, keys, rec, 'insert'), true);
+    return this.with((c) => this.writeRow(c, keys, rec, 'insert'));
   }
 
   async update(opId: string, change: (rec: VaultRecord) => void): Promise<VaultRecord | undefined> {
@@ -515,9 +477,7 @@ export class PgHandleStore implements HandleStore {
   }
 
   async close(): Promise<void> {
-    const p = pools.get(this.url);
-    pools.delete(this.url);
-    if (p) await (await p).end().catch(() => {});
+    await closePool(this.url);
   }
 }
 

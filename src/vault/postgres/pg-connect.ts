@@ -1,0 +1,161 @@
+// Reaching the team store: its URL shown without the password, one connection pool per store,
+// the meta row (schema version, the team key's salt and cost, the sealed key check), and an
+// opening begun early. The driver (`pg`) is imported on the first connection, never before.
+//
+// Start-up: the team key's scrypt runs on the thread pool from the store's salt as this home last
+// saw it (<home>/team-stores.json: salt and cost only, which anyone who can read the database sees
+// anyway), while the driver loads, connects and reads the meta row; the database's salt still
+// decides, and its key check. main begins this as soon as a command line that uses the store has
+// parsed (warmTeamStore), so it overlaps the command's own start-up. Small on purpose: the
+// opening must not wait for the modules the command itself loads.
+import { scrypt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pool, PoolClient } from 'pg';
+import { ensureDir, writeFileAtomic } from '../../fs/atomic-file.js';
+
+/** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
+const MAX_SCRYPT_N = 2 ** 20;
+
+export const isTeamStoreUrl = (v: string | undefined): v is string => Boolean(v && /^postgres(ql)?:\/\//i.test(v));
+
+/** The store URL without its password (and without query parameters but sslmode): safe to print. */
+export function redactStoreUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    const ssl = u.searchParams.get('sslmode');
+    const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
+    return `${u.protocol}//${user}${u.host}${u.pathname}${ssl ? `?sslmode=${ssl}` : ''}`;
+  } catch {
+    return '(an unparsable MCP_TASKS_STORE)';
+  }
+}
+
+export interface Meta {
+  schema_version: number;
+  key_salt: string;
+  key_n: number;
+  key_check: Buffer;
+}
+
+export const scryptAsync = (pass: string, salt: Buffer, N: number) =>
+  new Promise<Buffer>((resolve, reject) => scrypt(pass, salt, 32, { N, r: 8, p: 1, maxmem: 256 * N * 8 + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))));
+
+export const validCost = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 2 && (n as number) <= MAX_SCRYPT_N && ((n as number) & ((n as number) - 1)) === 0;
+
+/** A salt and cost, and the master key being derived from them (started before the store is asked). */
+export interface Derivation {
+  salt: string;
+  n: number;
+  master: Promise<Buffer>;
+}
+
+/** The salts of the team stores this home has opened, by store (its URL without the password). */
+const saltCachePath = (home: string) => join(home, 'team-stores.json');
+
+function cachedSalts(home: string): Record<string, { salt: string; n: number }> {
+  try {
+    const parsed = JSON.parse(readFileSync(saltCachePath(home), 'utf8')) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, { salt: string; n: number }>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** One pool per store URL per process; idle connections never keep a finished command alive. */
+const pools = new Map<string, Promise<Pool>>();
+
+export async function poolFor(url: string, env: NodeJS.ProcessEnv): Promise<Pool> {
+  let p = pools.get(url);
+  if (!p) {
+    p = (async () => {
+      const { default: pg } = await import('pg');
+      const timeout = Number(env.MCP_TASKS_STORE_TIMEOUT_MS) > 0 ? Number(env.MCP_TASKS_STORE_TIMEOUT_MS) : 10_000;
+      const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, connectionTimeoutMillis: timeout, query_timeout: timeout * 3, application_name: 'mcp-tasks' });
+      // A connection dropped while idle (a restarted server) is replaced on the next query.
+      pool.on('error', () => {});
+      return pool;
+    })();
+    pools.set(url, p);
+  }
+  return p;
+}
+
+/** The store's meta row; none where there is no schema yet. One round trip; never inside a transaction that must survive it. */
+export async function readMeta(c: PoolClient): Promise<Meta | undefined> {
+  try {
+    return (await c.query<Meta>('SELECT schema_version, key_salt, key_n, key_check FROM mcp_tasks_meta WHERE id = 1')).rows[0];
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return undefined;
+    throw err;
+  }
+}
+
+/** The master key from the salt this home saw last for the store, started now, on the thread pool. */
+export function earlyDerivation(home: string, store: string, pass: string): Derivation | undefined {
+  const seen = cachedSalts(home)[store];
+  if (!seen || typeof seen.salt !== 'string' || !validCost(seen.n)) return undefined;
+  const master = scryptAsync(pass, Buffer.from(seen.salt, 'base64'), seen.n);
+  master.catch(() => {}); // unused when the store's salt differs; a real failure shows on the slow path
+  return { salt: seen.salt, n: seen.n, master };
+}
+
+/** What warmTeamStore began for a store and home: the meta row being read, the key being derived. */
+export interface Opening {
+  meta: Promise<Meta | undefined>;
+  early: Derivation | undefined;
+}
+const openings = new Map<string, Opening>();
+// Keyed by the team key too (in memory only): an opening is never taken by a command given another key.
+const openingKey = (url: string, home: string, pass: string) => `${url}\0${home}\0${pass}`;
+
+/**
+ * Begin opening the team store MCP_TASKS_STORE names before a command asks for it: the key
+ * derivation starts on the thread pool and the driver loads (awaited: loaded while the command's
+ * own modules load, it would wait for all of them), then a connection opens and reads the meta
+ * row while the command starts. Never fails: errors wait for the command, which opens the store
+ * again the ordinary way and reports them.
+ */
+export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const url = env.MCP_TASKS_STORE;
+  const pass = env.MCP_TASKS_TEAM_KEY;
+  if (!isTeamStoreUrl(url) || !pass || pass.length < 12 || openings.has(openingKey(url, home, pass))) return;
+  try {
+    const early = earlyDerivation(home, redactStoreUrl(url), pass);
+    const pool = await poolFor(url, env);
+    const meta = (async () => {
+      const c = await pool.connect();
+      try {
+        return await readMeta(c);
+      } finally {
+        c.release();
+      }
+    })();
+    meta.catch(() => {});
+    openings.set(openingKey(url, home, pass), { meta, early });
+  } catch { /* the command opens the store itself and reports it */ }
+}
+
+/** What warmTeamStore began for this store and home, taken once (the store object reads it then opens on its own). */
+export function takeOpening(url: string, home: string, pass: string): Opening | undefined {
+  const begun = openings.get(openingKey(url, home, pass));
+  openings.delete(openingKey(url, home, pass));
+  return begun;
+}
+
+/** Remember the store's salt and cost for the next start (not secret: the database holds them in clear). */
+export function rememberSalt(home: string, store: string, salt: string, n: number): void {
+  try {
+    const all = cachedSalts(home);
+    all[store] = { salt, n };
+    ensureDir(home);
+    writeFileAtomic(saltCachePath(home), `${JSON.stringify(all, null, 2)}\n`);
+  } catch { /* only a slower next start */ }
+}
+
+/** End the store's pool (its idle connections); the next use opens a new one. */
+export async function closePool(url: string): Promise<void> {
+  const p = pools.get(url);
+  pools.delete(url);
+  if (p) await (await p).end().catch(() => {});
+}
