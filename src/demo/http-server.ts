@@ -175,7 +175,7 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
       sendJson(res, verdict.httpStatus, rpcError(msg.id, verdict.code, verdict.message, verdict.data));
       return true;
     }
-    if (verdict.kind === 'legacy') return false; // 2025-era traffic: the SDK's stateless legacy serving
+    if (verdict.kind === 'legacy') return false; // 2025-11-25 traffic: the SDK's stateless legacy serving
     const methodHeader = header(req, HEADER_METHOD);
     if (methodHeader !== msg.method) {
       sendJson(res, 400, rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Method header ${JSON.stringify(methodHeader ?? null)} does not match body method ${msg.method}`, {
