@@ -24,6 +24,7 @@
 //   adapters  connection/ output/ prompts/      the wire client, the one presenter (and the
 //             demo/                             Outcome types it renders), questions for a person;
 //                                               demo/ is a program of its own that cli/ starts
+//                                               (through its use case, app/demo-server.ts)
 //   stores    vault/ servers/                   what is kept on disk: task records, named servers
 //   core      tasks/ protocol/ fs/ context.ts   pure lifecycle, the wire format, atomic files and
 //                                               process facts, the Context's shapes (no builder)

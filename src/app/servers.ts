@@ -217,7 +217,6 @@ export async function checkServer(ctx: Context, name: string): Promise<Outcome> 
       kind: 'server-checked',
       server: name,
       protocolVersion: conn.protocolVersion,
-      era: conn.era,
       generation: conn.generation,
       serverInfo: conn.serverInfo ?? null,
       tasksExtension: conn.tasksAdvertised,

@@ -161,7 +161,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     });
   server
     .command('check <name>')
-    .description('protocol era, whether the tasks extension is advertised, tools with their hints')
+    .description('protocol generation, whether the tasks extension is advertised, tools with their hints')
     .action(async (name: string, _opts, cmd: Command) => {
       const { runServerCheck } = await import('./commands/server.js');
       done(await runServerCheck(name, ctxOf(cmd)));

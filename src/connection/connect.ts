@@ -1,16 +1,18 @@
 // Connections through the official SDK v2 client: stdio or Streamable HTTP, the 2026-07-28
-// era (with a cached discover result so later calls need no probe). The parts: the transport
+// generation (with a cached discover result so later calls need no probe). The parts: the transport
 // (transport.ts), the handshake (here), raw JSON-RPC requests with our own ids (raw-channel.ts:
 // the SDK refuses to send tasks/*) and the tool list with its header rules (tool-catalog.ts).
 import type { Client as SdkClient, Transport } from '@modelcontextprotocol/client';
 import { isConnectionFailure } from './connection-errors.js';
 import { VaultError } from '../vault/vault-errors.js';
 import {
+  LEGACY_PROTOCOL_VERSION,
   MODERN_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION_ID,
+  type TaskGeneration,
 } from '../protocol/constants.js';
 import { AuthRefusedError, ProtocolViolationError, RpcResponseError, TransportError, type PresentedCredential } from '../protocol/remote-errors.js';
 import { DECLARED_CLIENT_CAPABILITIES } from './client-capabilities.js';
@@ -99,9 +101,9 @@ function presentedCredential(entry: ServerEntry, opts: ConnectOptions): Presente
   return { kind: 'none' };
 }
 
-/** What one handshake says about the server: the era, the version and what it advertises. */
+/** What one handshake says about the server: the generation, the version and what it advertises. */
 interface Handshake {
-  era: 'modern' | 'legacy';
+  generation: TaskGeneration;
   protocolVersion: string;
   caps: { extensions?: Record<string, unknown>; tasks?: unknown } | undefined;
   tasksAdvertised: boolean;
@@ -121,7 +123,7 @@ export async function connect(entry: ServerEntry, opts: ConnectOptions): Promise
   const wire: WireWatch = { unsent: new Set(), oversized: (id, err) => table.channel?.fail(id, err) };
   const client = await openClientRetrying(sdk, entry, opts, capabilities, timeoutMs, wire, credential);
   const hs = handshakeOf(client, entry, opts);
-  const envelope = hs.era === 'modern' ? { [META_PROTOCOL_VERSION]: hs.protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities } : {};
+  const envelope = hs.generation === MODERN_PROTOCOL_VERSION ? { [META_PROTOCOL_VERSION]: hs.protocolVersion, [META_CLIENT_INFO]: CLIENT_INFO, [META_CLIENT_CAPABILITIES]: capabilities } : {};
   const channel = (table.channel = new RawChannel(client.transport!, { envelope, timeoutMs, unsent: wire.unsent, debug: opts.debug, normalize: (err, method) => normalizeError(err, method, sdk, credential) }));
   const tools = new ToolCatalog(entry.name, entry.transport === 'http', channel, opts.debug);
   const listenTasks = taskListener(client, client.transport!, timeoutMs, (err, method) => normalizeError(err, method, sdk, credential));
@@ -152,7 +154,7 @@ async function openClient(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, ca
     if (opts.resume?.sessionId && entry.transport === 'http') {
       // A preset session id makes the SDK skip initialize: the server already knows this client.
       await client.connect(transport, { timeout, prior: { kind: 'legacy' } });
-    } else if (cached?.era === 'modern' && cached.discover) {
+    } else if (cached?.generation === MODERN_PROTOCOL_VERSION && cached.discover) {
       await client.connect(transport, { timeout, prior: { kind: 'modern', discover: cached.discover as never } });
     } else {
       await client.connect(transport, { timeout });
@@ -171,15 +173,16 @@ async function openClient(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, ca
 
 function handshakeOf(client: SdkClient, entry: ServerEntry, opts: ConnectOptions): Handshake {
   const resumed = Boolean(opts.resume?.sessionId && entry.transport === 'http');
-  const era = !resumed && client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
-  const protocolVersion = client.getNegotiatedProtocolVersion() ?? (resumed ? opts.resume!.protocolVersion : era === 'modern' ? MODERN_PROTOCOL_VERSION : 'unknown');
+  // The SDK's words for the two generations are its protocol eras: converted here, and only here.
+  const generation: TaskGeneration = !resumed && client.getProtocolEra() === 'modern' ? MODERN_PROTOCOL_VERSION : LEGACY_PROTOCOL_VERSION;
+  const protocolVersion = client.getNegotiatedProtocolVersion() ?? (resumed ? opts.resume!.protocolVersion : generation === MODERN_PROTOCOL_VERSION ? MODERN_PROTOCOL_VERSION : 'unknown');
   const caps = client.getServerCapabilities() as Handshake['caps'];
-  const discover = era === 'modern' ? (client.getDiscoverResult() as Record<string, unknown> | undefined) : undefined;
+  const discover = generation === MODERN_PROTOCOL_VERSION ? (client.getDiscoverResult() as Record<string, unknown> | undefined) : undefined;
   // 2026-07-28 puts serverInfo in the discover result's _meta (where the SDK reads it); some servers
   // still send it as a top-level field. It only names the server for people, so accept either.
   const serverVersion = client.getServerVersion() ?? implementationOf(discover?.serverInfo);
   return {
-    era,
+    generation,
     protocolVersion,
     caps,
     legacyTasksAdvertised: Boolean(caps?.tasks),
@@ -191,16 +194,16 @@ function handshakeOf(client: SdkClient, entry: ServerEntry, opts: ConnectOptions
 
 /** The Connection over an open client: what the handshake said, raw requests, tools, the HTTP session. */
 function connectionOf(sdk: Sdk, entry: ServerEntry, opts: ConnectOptions, client: SdkClient, hs: Handshake, channel: RawChannel, tools: ToolCatalog, credential: PresentedCredential, listenTasks: Connection['listenTasks']): Connection {
-  const { era, protocolVersion, serverInfo, tasksAdvertised, discover, caps } = hs;
+  const { generation, protocolVersion, serverInfo, tasksAdvertised, discover, caps } = hs;
   const t = client.transport!;
   return {
     entry,
-    era,
+    generation,
     protocolVersion,
     ...(serverInfo ? { serverInfo } : {}),
     tasksAdvertised,
     legacyTasksAdvertised: hs.legacyTasksAdvertised,
-    discovered: () => ({ protocolVersion, era, tasksAdvertised, ...(serverInfo ? { serverInfo } : {}), ...(discover ? { discover } : {}), checkedAt: new Date().toISOString() }),
+    discovered: () => ({ protocolVersion, generation, tasksAdvertised, ...(serverInfo ? { serverInfo } : {}), ...(discover ? { discover } : {}), checkedAt: new Date().toISOString() }),
     request: (method, params, ro = {}) => (method === 'tools/call' ? tools.call(params, ro) : channel.send(method, params, ro)),
     listTools: () => listToolsOnce(sdk, tools, opts, credential),
     adoptTools: (list) => tools.classify(list),

@@ -1,6 +1,7 @@
 // The shapes of a connection, apart from connect.ts so its parts (transport.ts, raw-channel.ts,
 // tool-catalog.ts) read them without importing connect.ts back.
-import type { DiscoveredEra, ServerEntry } from '../servers/server-entry.js';
+import type { DiscoveredGeneration, ServerEntry } from '../servers/server-entry.js';
+import type { TaskGeneration } from '../protocol/constants.js';
 import type { HeaderRule } from '../protocol/tool-headers.js';
 import type { ToolInfo } from '../protocol/task-wire.js';
 
@@ -20,14 +21,15 @@ export interface RefusedTool {
 
 export interface Connection {
   readonly entry: ServerEntry;
-  readonly era: 'modern' | 'legacy';
+  /** The task generation the handshake negotiated (converted from the SDK's getProtocolEra() in connect.ts). */
+  readonly generation: TaskGeneration;
   readonly protocolVersion: string;
   readonly serverInfo?: { name: string; version: string };
   readonly tasksAdvertised: boolean;
   /** The 2025-11-25 experimental tasks capability (capabilities.tasks), advertised by legacy servers. */
   readonly legacyTasksAdvertised: boolean;
   /** What to cache so the next connection needs no probe. */
-  discovered(): DiscoveredEra;
+  discovered(): DiscoveredGeneration;
   /** One raw JSON-RPC request; resolves with `result`, throws the typed errors of remote-errors.ts. */
   request(method: string, params: Record<string, unknown>, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>;
   /** The callable tools. Over HTTP, tools with invalid `x-mcp-header` declarations are left out (see refusedTools). */

@@ -51,7 +51,7 @@ async function httpTransport(entry: HttpServerEntry, opts: ConnectOptions, wire:
 
 async function stdioTransport(entry: StdioServerEntry, opts: ConnectOptions): Promise<OpenedTransport> {
   const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-  // A subclass probes the era in place: the SDK would otherwise spawn the server twice.
+  // A subclass probes the generation in place: the SDK would otherwise spawn the server twice.
   class InPlaceStdioTransport extends StdioClientTransport {}
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(entry.env ?? {})) {

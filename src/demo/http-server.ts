@@ -113,131 +113,29 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
   res.end();
 }
 
+/** What every request of one HTTP demo is answered with: the task surface first, the SDK's handler for the rest. */
+interface Front {
+  surface: TaskSurface;
+  handler: ReturnType<typeof createMcpHandler>;
+  host: string;
+  /** The hostnames a Host header, and the origins an Origin header, may name. */
+  hosts: string[];
+  origins: string[];
+  log: ((line: string) => void) | undefined;
+}
+
 export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?: string; log?: ((line: string) => void) | undefined }): Promise<HttpDemo> {
   const host = opts.host ?? '127.0.0.1';
-  const handler = createMcpHandler(() => createDemoMcpServer(), { onerror: () => {} });
-  const hosts = allowedHostnames(host, localhostAllowedHostnames());
-  const origins = allowedHostnames(host, localhostAllowedOrigins());
-
-  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', `http://${host}`);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    // DNS rebinding: a page on another site must not reach this local server (403, the SDK's helpers).
-    const probe = new Request(url, { method: 'HEAD', headers });
-    const refused = hostHeaderValidationResponse(probe, hosts) ?? originValidationResponse(probe, origins);
-    if (refused) {
-      opts.log?.(`refused a request naming another host or origin (HTTP ${refused.status})`);
-      return sendResponse(res, refused);
-    }
-    if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'not found: the MCP endpoint is /mcp' });
-
-    let raw: Buffer | undefined;
-    let parsed: unknown;
-    if (req.method === 'POST') {
-      let body: Buffer | 'too large';
-      try {
-        body = await readBody(req);
-      } catch {
-        // Past the drain limit the rest of the body is never read: the connection cannot be reused.
-        res.setHeader('connection', 'close');
-        return sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
-      }
-      if (body === 'too large') return sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
-      raw = body;
-      try {
-        parsed = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return sendJson(res, 400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON'));
-      }
-      // Method names only: task ids are bearer handles and never go to a log.
-      const method = (parsed as { method?: unknown } | null)?.method;
-      if (typeof method === 'string') opts.log?.(`request ${method}`);
-      const claimed = await handleClaimed(req, res, parsed);
-      if (claimed) return;
-    }
-    // Everything else: the SDK's own handler, with the body we already read.
-    const request = new Request(url, { method: req.method ?? 'GET', headers, ...(raw ? { body: new Uint8Array(raw) } : {}) });
-    const response = await handler.fetch(request, parsed !== undefined ? { parsedBody: parsed } : undefined);
-    await sendResponse(res, response);
+  const front: Front = {
+    surface,
+    handler: createMcpHandler(() => createDemoMcpServer(), { onerror: () => {} }),
+    host,
+    hosts: allowedHostnames(host, localhostAllowedHostnames()),
+    origins: allowedHostnames(host, localhostAllowedOrigins()),
+    log: opts.log,
   };
-
-  const handleClaimed = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean> => {
-    const msg = body as RpcRequest;
-    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.method !== 'string' || msg.id === undefined) return false;
-    if (!surface.claims(msg)) return false;
-    const verdict = classifyInboundRequest({
-      httpMethod: 'POST',
-      ...presentHeaders({ protocolVersionHeader: header(req, HEADER_PROTOCOL_VERSION), mcpMethodHeader: header(req, HEADER_METHOD), mcpNameHeader: header(req, HEADER_NAME) }),
-      body,
-    });
-    if (verdict.kind === 'reject') {
-      sendJson(res, verdict.httpStatus, rpcError(msg.id, verdict.code, verdict.message, verdict.data));
-      return true;
-    }
-    if (verdict.kind === 'legacy') return false; // 2025-era traffic: the SDK's stateless legacy serving
-    const methodHeader = header(req, HEADER_METHOD);
-    if (methodHeader !== msg.method) {
-      sendJson(res, 400, rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Method header ${JSON.stringify(methodHeader ?? null)} does not match body method ${msg.method}`, {
-        mismatch: { header: methodHeader ?? '(missing)', body: msg.method },
-      }));
-      return true;
-    }
-    const want = expectedName(msg);
-    const rawName = header(req, HEADER_NAME);
-    const nameHeader = rawName === undefined ? undefined : decodeNameHeader(rawName.trim());
-    if (want !== undefined && nameHeader !== want) {
-      sendJson(res, 400, rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Name header does not match the body (${nameHeader === undefined ? 'header missing' : 'different value'})`, {
-        mismatch: { header: nameHeader === undefined ? '(missing)' : 'Mcp-Name', body: msg.method === 'tools/call' ? 'params.name' : 'params.taskId' },
-      }));
-      return true;
-    }
-    if (msg.method === 'subscriptions/listen') {
-      serveListen(res, msg);
-      return true;
-    }
-    const outcome = await surface.handle(msg);
-    if (outcome.kind === 'drop') {
-      opts.log?.('fault drop-create-response: task stored, connection closed before the response');
-      req.socket.destroy();
-      return true;
-    }
-    if (outcome.kind === 'error') sendJson(res, httpStatusForSurfaceError(outcome.code), rpcError(msg.id, outcome.code, outcome.message, outcome.data));
-    else sendJson(res, 200, { jsonrpc: '2.0', id: msg.id, result: outcome.result });
-    return true;
-  };
-
-  /** A listen stream: the answer to this POST is an event stream held open until either side ends it. */
-  const serveListen = (res: ServerResponse, msg: RpcRequest): void => {
-    let open = true;
-    const outcome = surface.listen(msg, (m) => {
-      if (!open) return;
-      if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-      res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
-      // The listen result ends the subscription, and the stream with it.
-      if ('id' in m) {
-        open = false;
-        res.end();
-      }
-    });
-    if (outcome.kind === 'error') {
-      open = false;
-      return sendJson(res, httpStatusForSurfaceError(outcome.code), rpcError(msg.id, outcome.code, outcome.message, outcome.data));
-    }
-    opts.log?.(`listen stream opened (${outcome.subscription.size} task${outcome.subscription.size === 1 ? '' : 's'})`);
-    // Comments keep idle proxies from timing the stream out; they carry nothing.
-    const keepAlive = setInterval(() => open && res.write(': keepalive\n\n'), 15_000);
-    keepAlive.unref();
-    res.on('close', () => {
-      clearInterval(keepAlive);
-      if (open) opts.log?.('listen stream closed by the client');
-      open = false;
-      outcome.subscription.close();
-    });
-  };
-
   const server = createServer((req, res) => {
-    onRequest(req, res).catch((err: Error) => {
+    onRequest(front, req, res).catch((err: Error) => {
       opts.log?.(`request failed: ${err.message}`);
       if (!res.headersSent) sendJson(res, 500, rpcError(null, ErrorCode.InternalError, 'Internal error'));
       else res.destroy();
@@ -247,23 +145,164 @@ export function startHttpDemo(surface: TaskSurface, opts: { port: number; host?:
   // Keep-Alive hint less a second): a server closing first races a request sent on the same
   // socket, which a loaded machine turns into "other side closed" (UND_ERR_SOCKET).
   server.keepAliveTimeout = 60_000;
+  return listen(server, front, opts.port);
+}
+
+/** Listen on `port` (0: a free one) at the front's host; closing ends the listen streams and every connection. */
+function listen(server: Server, front: Front, port: number): Promise<HttpDemo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, host, () => {
+    server.listen(port, front.host, () => {
       server.off('error', reject);
       const addr = server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+      const bound = typeof addr === 'object' && addr ? addr.port : port;
       resolve({
         server,
-        url: `http://${host}:${port}/mcp`,
+        url: `http://${front.host}:${bound}/mcp`,
         close: () =>
           new Promise<void>((r) => {
-            surface.closeStreams();
+            front.surface.closeStreams();
             server.closeAllConnections();
             server.close(() => r());
-            void handler.close?.();
+            void front.handler.close?.();
           }),
       });
     });
+  });
+}
+
+async function onRequest(front: Front, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', `http://${front.host}`);
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  // DNS rebinding: a page on another site must not reach this local server (403, the SDK's helpers).
+  const probe = new Request(url, { method: 'HEAD', headers });
+  const refused = hostHeaderValidationResponse(probe, front.hosts) ?? originValidationResponse(probe, front.origins);
+  if (refused) {
+    front.log?.(`refused a request naming another host or origin (HTTP ${refused.status})`);
+    return sendResponse(res, refused);
+  }
+  if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'not found: the MCP endpoint is /mcp' });
+
+  let read: { raw: Buffer; parsed: unknown } | undefined;
+  if (req.method === 'POST') {
+    const post = await readPost(req, res);
+    if (post === 'answered') return;
+    read = post;
+    // Method names only: task ids are bearer handles and never go to a log.
+    const method = (read.parsed as { method?: unknown } | null)?.method;
+    if (typeof method === 'string') front.log?.(`request ${method}`);
+    const claimed = await handleClaimed(front, req, res, read.parsed);
+    if (claimed) return;
+  }
+  // Everything else: the SDK's own handler, with the body we already read.
+  const request = new Request(url, { method: req.method ?? 'GET', headers, ...(read ? { body: new Uint8Array(read.raw) } : {}) });
+  const response = await front.handler.fetch(request, read ? { parsedBody: read.parsed } : undefined);
+  await sendResponse(res, response);
+}
+
+/** A POST's body and its JSON, or 'answered' when it is too large or no JSON (413, 400). */
+async function readPost(req: IncomingMessage, res: ServerResponse): Promise<{ raw: Buffer; parsed: unknown } | 'answered'> {
+  let body: Buffer | 'too large';
+  try {
+    body = await readBody(req);
+  } catch {
+    // Past the drain limit the rest of the body is never read: the connection cannot be reused.
+    res.setHeader('connection', 'close');
+    sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
+    return 'answered';
+  }
+  if (body === 'too large') {
+    sendJson(res, 413, rpcError(null, ErrorCode.InvalidRequest, 'Request body too large'));
+    return 'answered';
+  }
+  try {
+    return { raw: body, parsed: JSON.parse(body.toString('utf8')) };
+  } catch {
+    sendJson(res, 400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON'));
+    return 'answered';
+  }
+}
+
+/** A request the task surface claims, answered here; false leaves it to the SDK's handler. */
+async function handleClaimed(front: Front, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean> {
+  const msg = body as RpcRequest;
+  if (!msg || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.method !== 'string' || msg.id === undefined) return false;
+  if (!front.surface.claims(msg)) return false;
+  const verdict = classifyInboundRequest({
+    httpMethod: 'POST',
+    ...presentHeaders({ protocolVersionHeader: header(req, HEADER_PROTOCOL_VERSION), mcpMethodHeader: header(req, HEADER_METHOD), mcpNameHeader: header(req, HEADER_NAME) }),
+    body,
+  });
+  if (verdict.kind === 'reject') {
+    sendJson(res, verdict.httpStatus, rpcError(msg.id, verdict.code, verdict.message, verdict.data));
+    return true;
+  }
+  if (verdict.kind === 'legacy') return false; // 2025-11-25 traffic: the SDK's stateless legacy serving
+  const mismatch = headerMismatch(req, msg);
+  if (mismatch) {
+    sendJson(res, 400, mismatch);
+    return true;
+  }
+  if (msg.method === 'subscriptions/listen') {
+    serveListen(front, res, msg);
+    return true;
+  }
+  const outcome = await front.surface.handle(msg);
+  if (outcome.kind === 'drop') {
+    front.log?.('fault drop-create-response: task stored, connection closed before the response');
+    req.socket.destroy();
+    return true;
+  }
+  if (outcome.kind === 'error') sendJson(res, httpStatusForSurfaceError(outcome.code), rpcError(msg.id, outcome.code, outcome.message, outcome.data));
+  else sendJson(res, 200, { jsonrpc: '2.0', id: msg.id, result: outcome.result });
+  return true;
+}
+
+/** The -32020 error body when the Mcp-Method or Mcp-Name header disagrees with the body; undefined when both agree. */
+function headerMismatch(req: IncomingMessage, msg: RpcRequest): ReturnType<typeof rpcError> | undefined {
+  const methodHeader = header(req, HEADER_METHOD);
+  if (methodHeader !== msg.method) {
+    return rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Method header ${JSON.stringify(methodHeader ?? null)} does not match body method ${msg.method}`, {
+      mismatch: { header: methodHeader ?? '(missing)', body: msg.method },
+    });
+  }
+  const want = expectedName(msg);
+  const rawName = header(req, HEADER_NAME);
+  const nameHeader = rawName === undefined ? undefined : decodeNameHeader(rawName.trim());
+  if (want !== undefined && nameHeader !== want) {
+    return rpcError(msg.id, ErrorCode.HeaderMismatch, `Bad Request: Mcp-Name header does not match the body (${nameHeader === undefined ? 'header missing' : 'different value'})`, {
+      mismatch: { header: nameHeader === undefined ? '(missing)' : 'Mcp-Name', body: msg.method === 'tools/call' ? 'params.name' : 'params.taskId' },
+    });
+  }
+  return undefined;
+}
+
+/** A listen stream: the answer to this POST is an event stream held open until either side ends it. */
+function serveListen(front: Front, res: ServerResponse, msg: RpcRequest): void {
+  let open = true;
+  const outcome = front.surface.listen(msg, (m) => {
+    if (!open) return;
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+    res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+    // The listen result ends the subscription, and the stream with it.
+    if ('id' in m) {
+      open = false;
+      res.end();
+    }
+  });
+  if (outcome.kind === 'error') {
+    open = false;
+    return sendJson(res, httpStatusForSurfaceError(outcome.code), rpcError(msg.id, outcome.code, outcome.message, outcome.data));
+  }
+  front.log?.(`listen stream opened (${outcome.subscription.size} task${outcome.subscription.size === 1 ? '' : 's'})`);
+  // Comments keep idle proxies from timing the stream out; they carry nothing.
+  const keepAlive = setInterval(() => open && res.write(': keepalive\n\n'), 15_000);
+  keepAlive.unref();
+  res.on('close', () => {
+    clearInterval(keepAlive);
+    if (open) front.log?.('listen stream closed by the client');
+    open = false;
+    outcome.subscription.close();
   });
 }

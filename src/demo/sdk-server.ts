@@ -1,5 +1,5 @@
 // The SDK side of the demo server: server/discover, tools/list, synchronous tools, envelope and
-// era handling all come from the official SDK v2 server. Task-capable tools are registered
+// generation handling all come from the official SDK v2 server. Task-capable tools are registered
 // here too so tools/list describes them; their calls are answered by TaskSurface first.
 import { McpServer, fromJsonSchema, type CallToolResult as SdkCallToolResult } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION_ID } from '../protocol/constants.js';

@@ -188,7 +188,6 @@ export interface ServerChecked {
   kind: 'server-checked';
   server: string;
   protocolVersion: string;
-  era: 'modern' | 'legacy';
   generation: TaskGeneration;
   serverInfo: { name: string; version: string } | null;
   tasksExtension: boolean;

@@ -3,6 +3,7 @@
 // credential header, env value or URL query value is never printed.
 import type { Context } from '../context.js';
 import type { ServerOutcome } from './outcomes.js';
+import type { TaskGeneration } from '../protocol/constants.js';
 import { SECRET_HEADER, SECRET_QUERY_PARAM, type ServerEntry } from '../servers/server-entry.js';
 import { asInvoked } from '../invocation.js';
 import { typeableRef } from '../vault/vault-record.js';
@@ -64,6 +65,12 @@ function offered(capabilities: string[]): string {
   return names.length ? names.join(', ') : 'no capabilities';
 }
 
+/**
+ * `server check --json`'s `era`: the SDK's word for the generation ('modern' | 'legacy'), kept
+ * for this release beside `generation` for scripts that read it. Deprecated (reference.md).
+ */
+const deprecatedEraOf = (generation: TaskGeneration): 'modern' | 'legacy' => (generation === '2026-07-28' ? 'modern' : 'legacy');
+
 function describe(e: ServerEntry): string {
   return e.transport === 'http' ? redactUrl(e.url) : `stdio: ${[e.command, ...e.args].join(' ')}`;
 }
@@ -83,8 +90,8 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       const st = makeStyle(ctx.color);
       const width = Math.max(...entries.map((e) => e.name.length));
       for (const e of entries) {
-        const era = e.discovered ? st.c.gray(` [${e.discovered.protocolVersion}${e.discovered.tasksAdvertised ? ', tasks' : ''}]`) : '';
-        out(`${st.c.bold(e.name.padEnd(width))}  ${e.transport === 'stdio' && 'builtin' in e && e.builtin ? 'built-in demo server (stdio)' : describe(e)}${era}\n`);
+        const seen = e.discovered ? st.c.gray(` [${e.discovered.protocolVersion}${e.discovered.tasksAdvertised ? ', tasks' : ''}]`) : '';
+        out(`${st.c.bold(e.name.padEnd(width))}  ${e.transport === 'stdio' && 'builtin' in e && e.builtin ? 'built-in demo server (stdio)' : describe(e)}${seen}\n`);
       }
       return;
     }
@@ -109,15 +116,15 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
     }
     case 'server-checked': {
       if (ctx.json) {
-        const { kind: _kind, tasksExtensionId: _id, tools, ...report } = o;
-        return out(jsonLine({ ...report, tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {}, ...(t.execution?.taskSupport ? { taskSupport: t.execution.taskSupport } : {}) })) }));
+        const { kind: _kind, tasksExtensionId: _id, tools, server, protocolVersion, ...report } = o;
+        return out(jsonLine({ server, protocolVersion, era: deprecatedEraOf(o.generation), ...report, tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {}, ...(t.execution?.taskSupport ? { taskSupport: t.execution.taskSupport } : {}) })) }));
       }
       const st = makeStyle(ctx.color);
       const info = o.serverInfo ? `${sanitize(o.serverInfo.name, { singleLine: true, maxLength: 100 })} ${sanitize(o.serverInfo.version, { singleLine: true, maxLength: 40 })}` : 'unnamed server';
       out(`${st.c.bold(o.server)}: ${info}\n`);
-      out(`  protocol  ${o.protocolVersion} (${o.era === 'modern' ? 'stateless 2026-07-28 era, the tasks extension generation' : 'session era, the 2025-11-25 experimental tasks generation'})\n`);
+      out(`  protocol  ${o.protocolVersion} (${o.generation === '2026-07-28' ? 'stateless, the 2026-07-28 tasks extension generation' : 'sessions, the 2025-11-25 experimental tasks generation'})\n`);
       out(
-        `  tasks     ${o.tasksExtension ? st.c.green(`${o.tasksExtensionId} advertised`) : o.legacyTaskCapabilities ? legacyTasksLine(o.legacyTaskCapabilities, st) : st.c.yellow(`${o.era === 'modern' ? 'extension not advertised' : 'no tasks capability'}${o.offersTools ? ': tools will answer synchronously' : ''}`)}\n`,
+        `  tasks     ${o.tasksExtension ? st.c.green(`${o.tasksExtensionId} advertised`) : o.legacyTaskCapabilities ? legacyTasksLine(o.legacyTaskCapabilities, st) : st.c.yellow(`${o.generation === '2026-07-28' ? 'extension not advertised' : 'no tasks capability'}${o.offersTools ? ': tools will answer synchronously' : ''}`)}\n`,
       );
       if (o.capabilities) out(`  offers    ${offered(o.capabilities)}\n`);
       if (!o.offersTools) return out(`  tools     none: this server offers no tools\n`);

@@ -56,7 +56,7 @@ export class AuthRefusedError extends Error {
   }
 }
 
-/** The server's answer does not match the protocol (failed schema validation, wrong era). */
+/** The server's answer does not match the protocol (failed schema validation, wrong generation). */
 export class ProtocolViolationError extends Error {
   constructor(message: string, readonly detail?: string) {
     super(message);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { nodeBinary } from '../fs/own-process.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { defaultDemoStore } from '../home.js';
+import type { TaskGeneration } from '../protocol/constants.js';
 
 export interface HttpServerEntry {
   name: string;
@@ -17,8 +18,8 @@ export interface HttpServerEntry {
   allowHttp?: boolean;
   roots?: string[];
   idempotencyMeta?: string;
-  /** The era `server check` (or the first connection) found, so later calls need no probe. */
-  discovered?: DiscoveredEra;
+  /** The generation `server check` (or the first connection) found, so later calls need no probe. */
+  discovered?: DiscoveredGeneration;
 }
 
 export interface StdioServerEntry {
@@ -31,16 +32,18 @@ export interface StdioServerEntry {
   cwd?: string;
   roots?: string[];
   idempotencyMeta?: string;
-  discovered?: DiscoveredEra;
+  discovered?: DiscoveredGeneration;
   /** Set only for the built-in `demo` server. */
   builtin?: 'demo';
 }
 
 export type ServerEntry = HttpServerEntry | StdioServerEntry;
 
-export interface DiscoveredEra {
+/** What a handshake found about a server, cached in servers.json (`discovered`). */
+export interface DiscoveredGeneration {
   protocolVersion: string;
-  era: 'modern' | 'legacy';
+  /** Older servers.json files hold the SDK's word instead: converted on read (server-store.ts). */
+  generation: TaskGeneration;
   tasksAdvertised: boolean;
   serverInfo?: { name: string; version: string };
   /** The DiscoverResult, replayed to the SDK so a modern connection needs no probe. */

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServerConfigError } from './server-errors.js';
 import { ensureDir, withFileLockAsync } from '../fs/atomic-file.js';
-import { DEMO_SERVER_NAME, demoEntry, type CachedTool, type DiscoveredEra, type ServerEntry } from './server-entry.js';
+import { DEMO_SERVER_NAME, demoEntry, type CachedTool, type DiscoveredGeneration, type ServerEntry } from './server-entry.js';
 
 interface ServersFile {
   servers?: Record<string, ServerEntry>;
@@ -34,11 +34,29 @@ function readFile(home: string): ServersFile {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new ServerConfigError({ reason: 'unreadable', path }, `cannot read ${path}: ${(err as Error).message}`);
   }
+  let file: ServersFile;
   try {
-    return JSON.parse(text) as ServersFile;
+    file = JSON.parse(text) as ServersFile;
   } catch {
     throw new ServerConfigError({ reason: 'not-json', path }, `${path} is not valid JSON; it was left untouched`);
   }
+  for (const entry of Object.values(file.servers ?? {})) upgradeDiscovered(entry);
+  return file;
+}
+
+/**
+ * servers.json written by 0.2.0 and earlier caches `discovered.era`, the SDK's word for the
+ * generation ('modern' | 'legacy'): read as `generation` (the next write stores only that). A
+ * cache naming neither is dropped: the next connection probes the server again.
+ */
+function upgradeDiscovered(entry: ServerEntry): void {
+  const found = entry?.discovered as (DiscoveredGeneration & { era?: unknown }) | undefined;
+  if (!found || typeof found !== 'object') return;
+  const { era, ...rest } = found;
+  const known = (g: unknown): g is DiscoveredGeneration['generation'] => g === '2026-07-28' || g === '2025-11-25';
+  const generation = known(rest.generation) ? rest.generation : era === 'modern' ? '2026-07-28' : era === 'legacy' ? '2025-11-25' : undefined;
+  if (generation) entry.discovered = { ...rest, generation };
+  else delete entry.discovered;
 }
 
 async function openConf(home: string) {
@@ -105,19 +123,19 @@ export class ServerStore {
     });
   }
 
-  /** Remember the era a server speaks; the built-in demo is never written (it is rebuilt each run). */
-  async rememberEra(name: string, era: DiscoveredEra, expected: ServerEntry): Promise<void> {
+  /** Remember the generation a server speaks; the built-in demo is never written (it is rebuilt each run). */
+  async rememberGeneration(name: string, discovered: DiscoveredGeneration, expected: ServerEntry): Promise<void> {
     if (name === DEMO_SERVER_NAME) return;
     await this.change((servers) => {
       const entry = servers[name];
       // Only for the entry we connected with: a concurrent `server add --force` wins.
       if (!entry || JSON.stringify({ ...entry, discovered: undefined }) !== JSON.stringify({ ...expected, discovered: undefined })) return { out: undefined };
-      servers[name] = { ...entry, discovered: era };
+      servers[name] = { ...entry, discovered };
       return { servers, out: undefined };
     });
   }
 
-  /** Remember the tools a server listed, next to its era (whose protocol version they were listed under). */
+  /** Remember the tools a server listed, next to its generation (whose protocol version they were listed under). */
   async rememberTools(name: string, protocolVersion: string, tools: CachedTool[], listedAt: string, expected: ServerEntry): Promise<void> {
     if (name === DEMO_SERVER_NAME) return;
     await this.change((servers) => {

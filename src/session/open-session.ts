@@ -1,5 +1,5 @@
 // Opening a server for a command: the SDK connection (with credentials redacted from -v output
-// and the negotiated era cached in the server config), then the TaskSession of the generation
+// and the negotiated generation cached in the server config), then the TaskSession of the generation
 // the server speaks. The one place that picks a generation.
 import type { Connection, RefusedTool, ToolInfo } from '../connection/connect.js';
 export { refusedToolError } from '../connection/connect.js';
@@ -35,8 +35,6 @@ export interface OpenOptions {
 /** What `server check` and `tools` show about a server, whichever generation it speaks. */
 export interface ServerProbe {
   readonly generation: TaskGeneration;
-  /** As `server check --json` reports it. */
-  readonly era: 'modern' | 'legacy';
   readonly protocolVersion: string;
   readonly serverInfo?: { name: string; version: string };
   /** The 2026-07-28 tasks extension is advertised. */
@@ -81,29 +79,27 @@ async function connectServer(ctx: Context, entry: ServerEntry, opts: OpenOptions
     debug: (l) => ctx.debug(l),
     onServerStderr: (line) => ctx.debug(`[${entry.name} stderr] ${sanitize(line, { singleLine: true, maxLength: 300 })}`),
   });
-  ctx.debug(`connected to ${entry.name} over ${entry.transport} in ${ctx.now() - started} ms: ${conn.protocolVersion} (${conn.era}${entry.discovered?.era === 'modern' && conn.era === 'modern' ? ', cached discover result, no probe' : ''}), tasks extension ${conn.tasksAdvertised ? 'advertised' : 'not advertised'}`);
+  ctx.debug(`connected to ${entry.name} over ${entry.transport} in ${ctx.now() - started} ms: ${conn.protocolVersion}, the ${conn.generation} generation${entry.discovered?.generation === '2026-07-28' && conn.generation === '2026-07-28' ? ' (cached discover result, no probe)' : ''}, tasks extension ${conn.tasksAdvertised ? 'advertised' : 'not advertised'}`);
   return { conn, principal: signIn ? () => signIn.principal() : () => undefined };
 }
 
 /** Cache what we found, so later calls adopt it without a server/discover probe. */
-async function rememberEra(ctx: Context, entry: ServerEntry, conn: Connection, fresh: boolean): Promise<void> {
+async function rememberGeneration(ctx: Context, entry: ServerEntry, conn: Connection, fresh: boolean): Promise<void> {
   if ('builtin' in entry && entry.builtin) return;
   if (!fresh && entry.discovered && entry.discovered.protocolVersion === conn.protocolVersion) return;
   try {
-    await new ServerStore(ctx.home).rememberEra(entry.name, conn.discovered(), entry);
+    await new ServerStore(ctx.home).rememberGeneration(entry.name, conn.discovered(), entry);
   } catch (err) {
-    ctx.debug(`could not cache the server era: ${(err as Error).message}`);
+    ctx.debug(`could not cache the server's generation: ${(err as Error).message}`);
   }
 }
-
-const generationOf = (conn: Connection): TaskGeneration => (conn.era === 'modern' ? '2026-07-28' : '2025-11-25');
 
 /** A TaskSession on `entry`, of the generation the server negotiated. */
 export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<TaskSession> {
   const { conn, principal } = await connectServer(ctx, entry, opts);
-  const generation = generationOf(conn);
+  const generation = conn.generation;
   // A resumed session skipped the handshake: nothing new was learnt to cache.
-  if (!opts.resume?.sessionId) await rememberEra(ctx, entry, conn, opts.fresh === true);
+  if (!opts.resume?.sessionId) await rememberGeneration(ctx, entry, conn, opts.fresh === true);
   let session: TaskSession;
   if (generation === '2025-11-25') {
     const sessionId = conn.sessionId();
@@ -118,16 +114,15 @@ export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOp
   return session;
 }
 
-/** A look at a server without tasks: its era, what it advertises, its tools. Any generation. */
+/** A look at a server without tasks: its generation, what it advertises, its tools. Any generation. */
 export async function probeServer(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<ServerProbe> {
   const { conn } = await connectServer(ctx, entry, opts);
-  await rememberEra(ctx, entry, conn, opts.fresh === true);
+  await rememberGeneration(ctx, entry, conn, opts.fresh === true);
   const capabilities = conn.serverCapabilities ? Object.keys(conn.serverCapabilities) : undefined;
   // A server without the tools capability answers tools/list with -32601: it has none to list.
   const offersTools = capabilities === undefined || capabilities.includes('tools');
   return {
-    generation: generationOf(conn),
-    era: conn.era,
+    generation: conn.generation,
     protocolVersion: conn.protocolVersion,
     ...(conn.serverInfo ? { serverInfo: conn.serverInfo } : {}),
     tasksAdvertised: conn.tasksAdvertised,
@@ -139,7 +134,7 @@ export async function probeServer(ctx: Context, entry: ServerEntry, opts: OpenOp
     refusedTools: () => conn.refusedTools(),
     async close() {
       // A 2025-11-25 session opened only to look at the server holds no task: end it (DELETE).
-      if (conn.era === 'legacy') await conn.terminateSession().catch((e: unknown) => ctx.debug(`ending the probe's session: ${String(e)}`));
+      if (conn.generation === '2025-11-25') await conn.terminateSession().catch((e: unknown) => ctx.debug(`ending the probe's session: ${String(e)}`));
       await conn.close();
     },
   };

@@ -1,6 +1,6 @@
 // Named servers end to end: server add (HTTP with --header/--bearer-env, stdio with --env),
 // list/show never printing secrets, import of an mcpServers file with --only, check (protocol
-// era and the tasks extension), refusal of plain http:// off loopback, and `tools` hints.
+// generation and the tasks extension), refusal of plain http:// off loopback, and `tools` hints.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -207,14 +207,15 @@ describe('named servers', { concurrency: 4 }, () => {
       const doc = parseJsonDoc(r.stdout);
       assert.equal(doc.server, name);
       assert.equal(doc.protocolVersion, '2026-07-28');
-      assert.equal(doc.era, 'modern');
+      assert.equal(doc.generation, '2026-07-28');
+      assert.equal(doc.era, 'modern', 'the deprecated alias of generation, kept for this release');
       assert.equal(doc.tasksExtension, true);
       assert.equal(doc.serverInfo.name, 'mcp-tasks-demo');
       const pay = doc.tools.find((t: { name: string }) => t.name === 'send_payment');
       assert.equal(pay.annotations.destructiveHint, true);
       assert.equal(pay.annotations.idempotentHint, false);
     }
-    // The era is remembered for the named server.
+    // The generation is remembered for the named server.
     const list = await h.run(['server', 'list']);
     assert.match(list.stdout, /^web\s+\S+ \[2026-07-28, tasks\]$/m);
     assert.equal(parseJsonDoc((await h.run(['--json', 'server', 'show', 'web'])).stdout).tasksAdvertised, true);

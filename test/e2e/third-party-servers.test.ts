@@ -20,7 +20,7 @@ test('server-everything (2025-11-25) over stdio: check names the generation; a p
   const check = await h.run(['--json', 'server', 'check', 'everything'], { timeoutMs: 60_000 });
   assert.equal(check.code, 0, check.stderr);
   const report = parseJsonDoc(check.stdout);
-  assert.equal(report.era, 'legacy');
+  assert.equal(report.era, 'legacy', 'the deprecated alias of generation, kept for this release');
   assert.equal(report.generation, '2025-11-25');
   assert.equal(report.protocolVersion, '2025-11-25');
   assert.equal(report.tasksExtension, false);

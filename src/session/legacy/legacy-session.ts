@@ -649,7 +649,7 @@ export async function openLegacySession(entry: ServerEntry, connectOpts: Connect
     ...connectOpts,
     ...(opts.resume?.sessionId ? { resume: { protocolVersion: opts.resume.protocolVersion, sessionId: opts.resume.sessionId } } : {}),
   });
-  if (conn.era === 'modern') {
+  if (conn.generation !== '2025-11-25') {
     await conn.close();
     throw new ProtocolViolationError(`server "${entry.name}" negotiated ${conn.protocolVersion}, not the 2025-11-25 generation`);
   }

@@ -92,7 +92,7 @@ const CASES: Array<[Outcome, keyof typeof ExitCode]> = [
   [{ kind: 'server-shown', entry: target.entry }, 'Ok'],
   [{ kind: 'server-removed', name: 'web' }, 'Ok'],
   [{ kind: 'servers-imported', imported: [], skipped: [{ name: 'a', reason: 'x' }] }, 'Usage'],
-  [{ kind: 'server-checked', server: 'web', protocolVersion: '2025-11-25', era: 'legacy', generation: '2025-11-25', serverInfo: null, tasksExtension: false, tasksExtensionId: 'x', legacyTasks: true, legacyTaskCapabilities: null, capabilities: null, offersTools: true, tools: [] }, 'Ok'],
+  [{ kind: 'server-checked', server: 'web', protocolVersion: '2025-11-25', generation: '2025-11-25', serverInfo: null, tasksExtension: false, tasksExtensionId: 'x', legacyTasks: true, legacyTaskCapabilities: null, capabilities: null, offersTools: true, tools: [] }, 'Ok'],
   [{ kind: 'tools-listed', server: 'web', tools: [] }, 'Ok'],
   [{ kind: 'signed-in', server: 'web', view: {} }, 'Ok'],
   [{ kind: 'signed-out', server: 'web', removed: true, revoked: true }, 'Ok'],
