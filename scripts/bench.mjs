@@ -2,7 +2,8 @@
 //
 //   node scripts/bench.mjs                  the full bench (BENCH_RUNS=15 runs each, medians)
 //   node scripts/bench.mjs seed <home> <n>  add n synthetic records to the vault at <home>, keeping
-//                                           what is there (through the project's own Vault.bulkInsert)
+//                                           what is there (through the project's own bulk insert), or
+//                                           to the team store MCP_TASKS_STORE names
 //
 // Wall time is measured around each child process; peak memory is the OS's: GNU time's %M
 // (ru_maxrss from wait4, in the parent) where /usr/bin/time is GNU time, else the child's own
@@ -16,56 +17,17 @@
 // Start-up targets (issue 15): see scripts/bench-startup.mjs. Push against poll for
 // `watch --active` over 1,000 tasks (issue 23): see scripts/bench-watch.mjs.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { benchStartup } from './bench-startup.mjs';
 import { benchWatch } from './bench-watch.mjs';
 import { demoUrl } from './demo-url.mjs';
+import { seed } from './bench-seed.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'mcp-tasks.js');
-
-/** n synthetic records like `call` leaves them: 10 % still active, the rest finished, one a minute back in time. */
-function syntheticRecords(n, url, startMs) {
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    const at = new Date(startMs - (n - i) * 60_000).toISOString();
-    const active = i % 10 === 0;
-    const taskId = randomBytes(24).toString('base64url');
-    out.push({
-      opId: randomUUID(),
-      taskId,
-      server: { name: 'bench', identity: { kind: 'http', url }, protocolVersion: '2026-07-28' },
-      auth: { kind: 'none' },
-      operation: { method: 'tools/call', name: 'slow_compute', arguments: { seconds: i % 60 }, submittedAt: at },
-      phase: active ? 'active' : 'terminal',
-      last: { taskId, status: active ? 'working' : 'completed', createdAt: at, lastUpdatedAt: at, ttlMs: 3_600_000, pollIntervalMs: 500 },
-      history: active ? [{ at, status: 'working' }] : [{ at, status: 'working' }, { at, status: 'completed' }],
-      inputKeysSeen: [],
-      inputKeysAnswered: [],
-      ...(active ? {} : { result: { content: [{ type: 'text', text: `Computed ${i}` }] } }),
-      labels: { run: `seed-${i}` },
-      createdAt: at,
-      updatedAt: at,
-    });
-  }
-  return out;
-}
-
-/**
- * Add n records to the vault at `home` through the vault's own bulk insert (encrypted, hinted,
- * each batch's files synced together, one listing frame per batch, the listing folded at the end).
- */
-async function seed(home, n, url = 'http://127.0.0.1:9/mcp', env = process.env) {
-  // The vault as the CLI opens it: with the list --json row renderer app/ hands it.
-  const { vaultAt } = await import(pathToFileURL(join(root, 'build/src/app/open-vault.js')).href);
-  const vault = vaultAt(resolve(home), env, (t) => process.stderr.write(`mcp-tasks: ${t}\n`));
-  // Older than anything there: seeded history lies behind the records a bench then creates.
-  return vault.bulkInsert(syntheticRecords(n, url, Date.now() - 1000));
-}
 
 if (process.argv[2] === 'seed') {
   const [home, count] = [process.argv[3], Number(process.argv[4])];
@@ -75,7 +37,7 @@ if (process.argv[2] === 'seed') {
   }
   const t = Date.now();
   const added = await seed(home, count);
-  console.log(`added ${added} records to the vault in ${resolve(home)} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  console.log(`added ${added} records to ${process.env.MCP_TASKS_STORE ? 'the team store' : `the vault in ${resolve(home)}`} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   process.exit(0);
 }
 

@@ -103,6 +103,8 @@ export async function listTasks(ctx: Context, vault: HandleStore, opts: ListOpti
   // `--all` without filters keeps every row: nothing of a row is parsed, its stored JSON is copied.
   const match = opts.server || opts.status || labels.length || opts.origin !== undefined || opts.mine ? recordFilter(opts, ctx.env, () => ctx.now()) : undefined;
   const listedByDefault = !opts.all && !opts.status;
+  // What every kept record carries: a team store reads only those (through its hints).
+  const narrow = { labelValues: Object.values(parseLabels(opts.label)), ...(opts.server ? { server: opts.server } : {}) };
   const all = Boolean(opts.all);
   const filters = [...(opts.status ? [`--status ${opts.status}`] : []), ...(opts.server ? [`--server ${opts.server}`] : []), ...labels.map((l) => `--label ${l}`), ...(opts.origin !== undefined ? [`--origin ${opts.origin}`] : []), ...(opts.mine ? ['--mine'] : [])];
   const listed = { kind: 'tasks-listed' as const, all, filters, ...(vault.engine === 'postgres' ? { showOrigin: true } : {}) };
@@ -114,7 +116,7 @@ export async function listTasks(ctx: Context, vault: HandleStore, opts: ListOpti
   const mark = (r: ListingRow): ListedRow => (damaged.has(r.hop) ? damagedRow(r) : r);
   if (opts.refresh) {
     // --refresh polls and writes records: it reads them from their files, not from the listing.
-    const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts, ctx.env, () => ctx.now()));
+    const { records, seen } = await refreshRecords(ctx, filterRecords(await vault.query({ listedByDefault, narrow, ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(match ? { match } : {}) }), opts, ctx.env, () => ctx.now()));
     // Rendered as the listing stores rows, so --json prints the same bytes as without --refresh.
     const rows = records.map((r): ListedRow => ({ get json() { return Buffer.from(listingRowJson(r), 'utf8'); }, meta: () => r }));
     const total = await totalFor(rows.length);
@@ -122,14 +124,14 @@ export async function listTasks(ctx: Context, vault: HandleStore, opts: ListOpti
   }
   if (opts.limit !== undefined) {
     // From the newest end of the sealed listing, stopping early.
-    const rows = (await vault.listing({ listedByDefault, ...(match ? { match } : {}), limit: opts.limit })).sort(byCreatedAt);
+    const rows = (await vault.listing({ listedByDefault, narrow, ...(match ? { match } : {}), limit: opts.limit })).sort(byCreatedAt);
     const total = await totalFor(rows.length);
     return { ...listed, vaultTotal: () => total, eachRow: (row) => { for (const r of rows) row(mark(r)); } };
   }
   // Streamed from the sealed listing (a few large reads) while it is printed: at 100,000 records,
   // holding every row costs more in GC than reading them; --json copies runs of stored rows whole.
   // Opened before anything prints; the file vault streams its rows from disk while they are printed.
-  const view = await vault.listed({ listedByDefault, ...(match ? { match } : {}) });
+  const view = await vault.listed({ listedByDefault, narrow, ...(match ? { match } : {}) });
   if (damaged.size) return { ...listed, vaultTotal: () => view.total(), eachRow: (row) => view.each((r) => row(mark(r))) };
   return { ...listed, vaultTotal: () => view.total(), eachRow: (row, runs) => view.each(row, runs) };
 }

@@ -43,11 +43,24 @@ interface LegacyDocument {
   records: Record<string, VaultRecord>;
 }
 
+/**
+ * What every record `match` keeps is known to carry, so a store with indexes may read only those
+ * (the team store reads candidates through its hints); `match` still decides. The file vault
+ * reads its listing whole either way.
+ */
+export interface QueryNarrowing {
+  /** Values each kept record has among its label values. */
+  labelValues?: string[];
+  /** The server name each kept record has. */
+  server?: string;
+}
+
 export interface VaultQuery {
   /** Only records `list` shows without --all (active, submitting, in doubt, lost): read from their own hints. */
   listedByDefault?: boolean;
   /** Keep records for which this is true. */
   match?: (r: VaultRecord) => boolean;
+  narrow?: QueryNarrowing;
   /** At most this many: the most recently created ones. */
   limit?: number;
 }
@@ -56,6 +69,7 @@ export interface ListingQuery {
   /** Only records `list` shows without --all (active, submitting, in doubt, lost). */
   listedByDefault?: boolean;
   match?: (r: ListingMeta) => boolean;
+  narrow?: QueryNarrowing;
   /** At most this many: the most recently created ones. */
   limit?: number;
 }

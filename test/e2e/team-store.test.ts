@@ -7,10 +7,12 @@
 // database crash (SIGQUIT, `pg_ctl stop -m immediate`) loses no committed record.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
 import { readStore } from '../helpers/demo-server.js';
@@ -18,6 +20,7 @@ import { methodOf, startProxy } from '../helpers/proxy.js';
 import { startCluster, type TestCluster } from '../helpers/postgres.js';
 
 const TEAM_KEY = 'team-key-for-tests-0123456789';
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const IDEM_META = ['--idempotency-meta', 'io.github.mcp-tasks/idempotency-key'];
 
 let cluster: TestCluster;
@@ -222,6 +225,38 @@ describe('the team store on PostgreSQL', () => {
     assert.equal(spawned.code, 0, spawned.stderr);
     const spawnedWrong = await h.run(['get', 's1'], { env: { ...env, MCP_TASKS_TEAM_KEY: 'not-the-team-key-000000' }, spawn: true });
     assert.equal(spawnedWrong.code, 9, spawnedWrong.stderr);
+  });
+
+  test('records added in batches (the bench seed, 1,200 at once) are each found by label; --label narrows by value, the key still decides', async () => {
+    const { url, env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url);
+    const seeded = spawnSync(process.execPath, [join(root, 'scripts', 'bench.mjs'), 'seed', h.dir, '1200'], { encoding: 'utf8', env: { ...process.env, ...env, MCP_TASKS_NO_KEYCHAIN: '1', CI: '1' } });
+    assert.equal(seeded.status, 0, seeded.stderr);
+    assert.match(seeded.stdout, /added 1200 records to the team store/);
+    const status = parseJsonDoc((await h.run(['--json', 'store', 'status'], { env })).stdout);
+    assert.equal(status.records, 1200);
+    for (const i of [0, 499, 500, 1199]) {
+      const rows = parseJsonDoc((await h.run(['--json', 'list', '--all', '--label', `run=seed-${i}`], { env })).stdout) as Array<{ labels: Record<string, string> }>;
+      assert.deepEqual(rows.map((r) => r.labels.run), [`seed-${i}`], `seed-${i}, from batch ${Math.floor(i / 500)}`);
+    }
+    assert.equal((await h.run(['show', 'seed-777'], { env })).code, 0, 'a label value resolves as a ref');
+    // The same value under two keys: the narrowing reads both, the filter keeps the one asked for.
+    for (const label of ['env=prod', 'region=prod', 'env=dev']) await h.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', label], { env });
+    const prod = parseJsonDoc((await h.run(['--json', 'list', '--all', '--label', 'env=prod'], { env })).stdout) as Array<{ labels: Record<string, string> }>;
+    assert.deepEqual(prod.map((r) => r.labels), [{ env: 'prod' }]);
+    const both = parseJsonDoc((await h.run(['--json', 'list', '--all', '--label', 'env=prod', '--server', 'demo-http'], { env })).stdout) as unknown[];
+    assert.equal(both.length, 1);
+    const none = await h.run(['list', '--all', '--label', 'env=prod', '--server', 'elsewhere'], { env });
+    assert.equal(none.code, 0, none.stderr);
+    assert.match(none.stdout + none.stderr, /no records match --server elsewhere --label env=prod \(1203 in the vault\)|no records match --label env=prod --server elsewhere/);
+    const c = new pg.Client(url);
+    await c.connect();
+    try {
+      const dup = await c.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT hop FROM mcp_tasks_records GROUP BY hop HAVING count(*) > 1) d');
+      assert.equal(Number(dup.rows[0]!.n), 0);
+    } finally {
+      await c.end();
+    }
   });
 
   test('two runners share one store: one writes, the other lists, gets, recovers and filters by origin', async () => {

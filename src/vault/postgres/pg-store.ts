@@ -33,6 +33,8 @@ const PREFIX_LEN = 6;
 const MIN_REF_PREFIX = 6;
 const CHECK_TEXT = 'mcp-tasks team key check v1';
 const LISTED_PHASES = ['submitting', 'active', 'in-doubt', 'lost'];
+/** Records per merge batch: one transaction, a few statements. */
+const MERGE_BATCH = 500;
 /** The channel a write is announced on (the hop only: the record stays sealed). */
 export const NOTIFY_CHANNEL = 'mcp_tasks_changes';
 
@@ -346,11 +348,16 @@ export class PgHandleStore implements HandleStore {
   async query(q: VaultQuery): Promise<VaultRecord[]> {
     const keys = await this.ready();
     if (q.limit !== undefined && q.limit <= 0) return [];
-    const where = q.listedByDefault ? `WHERE phase IN (${LISTED_PHASES.map((p) => `'${p}'`).join(', ')})` : '';
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (q.listedByDefault) where.push(`phase IN (${LISTED_PHASES.map((p) => `'${p}'`).join(', ')})`);
+    // Narrowed by what every kept record carries: its server (a column), its label values (hints, keyed hashes).
+    if (q.narrow?.server !== undefined) where.push(`server_name = $${args.push(q.narrow.server)}`);
+    for (const v of new Set(q.narrow?.labelValues ?? [])) where.push(`hop IN (SELECT hop FROM mcp_tasks_hints WHERE hint = $${args.push(this.hash(keys, 'label', v))})`);
     return this.with(async (c) => {
       // Without a filter to apply after decryption, the database stops at the limit.
       const limit = q.limit !== undefined && !q.match ? ` LIMIT ${Math.floor(q.limit)}` : '';
-      const recs = await this.rows(c, keys, `SELECT hop, sealed FROM mcp_tasks_records ${where} ORDER BY created_at DESC, hop DESC${limit}`, []);
+      const recs = await this.rows(c, keys, `SELECT hop, sealed FROM mcp_tasks_records ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, hop DESC${limit}`, args);
       let out = recs.filter((r) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r)));
       if (q.limit !== undefined) out = out.slice(0, q.limit);
       return out.reverse().sort(byCreatedAt);
@@ -372,7 +379,8 @@ export class PgHandleStore implements HandleStore {
 
   async listed(q: Omit<ListingQuery, 'limit'>): Promise<ListedRows> {
     const rows = await this.listing(q);
-    const total = await this.count();
+    // The total is read only for the words of an empty list (a count over every row costs at 1M).
+    const total = rows.length ? rows.length : await this.count();
     return {
       each: (row) => {
         for (const r of rows) row(r);
@@ -412,20 +420,43 @@ export class PgHandleStore implements HandleStore {
     return this.with(async (c) => (await this.lookup(c, keys, 'intent', intent, (r) => r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent)).sort(byCreatedAt));
   }
 
+  /**
+   * Insert what is new, a batch at a time (one transaction and three statements per batch: the
+   * handles already held, the rows, their hints and notices): `store push`, `import` and seeding
+   * a million records take minutes, not hours.
+   */
   async merge(records: VaultRecord[]): Promise<number> {
     const keys = await this.ready();
     let added = 0;
     const handles = new Set<string>();
-    for (const r of records) {
-      const handle = r.taskId ? `${r.server.name}\0${r.taskId}` : undefined;
-      if (handle && handles.has(handle)) continue;
-      if (handle) handles.add(handle);
-      const rec = this.storable(r);
-      const inserted = await this.with(async (c) => {
-        if (r.taskId && (await this.lookup(c, keys, 'task', r.taskId, (x) => x.taskId === r.taskId && x.server.name === r.server.name)).length) return false;
-        return this.writeRow(c, keys, rec, 'insert');
+    const handleOf = (r: VaultRecord) => (r.taskId ? `${r.server.name}\0${r.taskId}` : undefined);
+    for (let i = 0; i < records.length; i += MERGE_BATCH) {
+      const batch: VaultRecord[] = [];
+      for (const r of records.slice(i, i + MERGE_BATCH)) {
+        const handle = handleOf(r);
+        if (handle && handles.has(handle)) continue;
+        if (handle) handles.add(handle);
+        batch.push(r);
+      }
+      added += await this.with(async (c) => {
+        // A task the store already holds under another operation id is not added twice.
+        const taskHints = batch.flatMap((r) => (r.taskId ? [this.hash(keys, 'task', r.taskId)] : []));
+        const held = new Set((taskHints.length ? await this.rows(c, keys, 'SELECT DISTINCT r.hop, r.sealed FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = ANY($1::text[])', [taskHints]) : []).map(handleOf));
+        const fresh = batch.filter((r) => !held.has(handleOf(r))).map((r) => this.storable(r));
+        if (!fresh.length) return 0;
+        const hops = fresh.map((r) => this.hop(keys, r.opId));
+        const inserted = await c.query<{ hop: string }>(
+          `INSERT INTO mcp_tasks_records (hop, sealed, phase, server_name, created_at, updated_at, origin)
+           SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[])
+           ON CONFLICT (hop) DO NOTHING RETURNING hop`,
+          [hops, fresh.map((r, k) => this.seal(keys, r, hops[k]!)), fresh.map((r) => r.phase), fresh.map((r) => r.server.name), fresh.map((r) => r.createdAt), fresh.map((r) => r.updatedAt), fresh.map((r) => (r.origin ? originText(r.origin) : null))],
+        );
+        const landed = new Set(inserted.rows.map((r) => r.hop));
+        const pairs = fresh.flatMap((r, k) => (landed.has(hops[k]!) ? this.hintKeys(keys, r).map((h) => [h, hops[k]!] as const) : []));
+        if (pairs.length) await c.query('INSERT INTO mcp_tasks_hints (hint, hop) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING', [pairs.map((p) => p[0]), pairs.map((p) => p[1])]);
+        if (landed.size) await c.query('SELECT pg_notify($1, h) FROM unnest($2::text[]) AS h', [NOTIFY_CHANNEL, [...landed]]);
+        return landed.size;
       }, true);
-      if (inserted) added++;
     }
     return added;
   }
