@@ -2,13 +2,13 @@
 // over HTTP): two machines (two homes, two spawned CLIs) answering the same input request at the
 // same moment send one tasks/update between them, counted where it arrives (a proxy in front of
 // the demo server, and the server's own request log), and the other is told who answered and
-// when (the same holds for two processes on one local vault).
+// when; and `watch --active` follows a task another machine adds while it runs (LISTEN/NOTIFY).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { homeWithServer, parseJsonDoc, parseJsonLines, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
 import { startProxy, type ProxiedRequest } from '../helpers/proxy.js';
 import { startCluster, type TestCluster } from '../helpers/postgres.js';
 
@@ -137,5 +137,27 @@ describe('a fleet on one team store', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  test('watch --active on home B follows a task home A adds while it runs, to its end', { timeout: 120_000 }, async () => {
+    const env = await teamEnv();
+    const runner = await homeWithServer('demo-http', demo.url);
+    const onCall = await homeWithServer('demo-http', demo.url);
+    const first = parseJsonDoc((await runner.ok(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=6', '--detach', '--label', 'wave=first'], { env })).stdout).taskId as string;
+    const watch = onCall.spawn(['--json', 'watch', '--active'], { env, timeoutMs: 90_000 });
+    // A line about the first task: the watch runs, and listened before it read the store.
+    await watch.waitFor(new RegExp(`"taskId":"${first}"`), { on: 'stdout', timeoutMs: 30_000 });
+    const joined = parseJsonDoc((await runner.ok(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'wave=joined'], { env: { ...env, USER: 'ci-runner-j' } })).stdout).taskId as string;
+    const added = Date.now();
+    await watch.waitFor(new RegExp(`"taskId":"${joined}"`), { on: 'stdout', timeoutMs: 10_000 });
+    const ms = Date.now() - added;
+    process.stderr.write(`# watch --active showed the task another home added ${ms} ms after its call returned\n`);
+    assert.ok(ms < 3000, `within about a second (${ms} ms)`);
+    const r = await watch.done;
+    assert.equal(r.code, 0, r.stderr);
+    const lines = parseJsonLines(r.stdout) as Array<{ taskId: string; status: string }>;
+    const last = (id: string) => lines.filter((l) => l.taskId === id).pop();
+    assert.equal(last(joined)?.status, 'completed', 'the joined task is followed to its end');
+    assert.equal(last(first)?.status, 'completed');
   });
 });
