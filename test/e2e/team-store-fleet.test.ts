@@ -2,7 +2,8 @@
 // over HTTP): two machines (two homes, two spawned CLIs) answering the same input request at the
 // same moment send one tasks/update between them, counted where it arrives (a proxy in front of
 // the demo server, and the server's own request log), and the other is told who answered and
-// when; and `watch --active` follows a task another machine adds while it runs (LISTEN/NOTIFY).
+// when; `watch --active` follows a task another machine adds while it runs (LISTEN/NOTIFY); and
+// `list --json` rows carry their origin on both engines.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -159,5 +160,25 @@ describe('a fleet on one team store', () => {
     const last = (id: string) => lines.filter((l) => l.taskId === id).pop();
     assert.equal(last(joined)?.status, 'completed', 'the joined task is followed to its end');
     assert.equal(last(first)?.status, 'completed');
+  });
+
+  test('list --json rows carry their origin (user, host, CI run), on the team store and in the local vault', async () => {
+    const env = await teamEnv();
+    const ci = { USER: 'origin-user', GITHUB_ACTIONS: 'true', GITHUB_REPOSITORY: 'acme/deploy', GITHUB_RUN_ID: '77' };
+    for (const engine of [env, {}]) {
+      const h = await homeWithServer('demo-http', demo.url);
+      await h.ok(['call', 'demo-http', 'greet', 'name=o', '--detach', '--label', 'o=1'], { env: { ...engine, ...ci } });
+      await h.ok(['call', 'demo-http', 'slow_compute', 'seconds=5', '--detach', '--label', 'o=2'], { env: { ...engine, USER: 'plain-user', GITHUB_ACTIONS: undefined } });
+      const rows = parseJsonDoc((await h.ok(['--json', 'list', '--all'], { env: engine })).stdout) as Array<{ labels: Record<string, string>; origin?: unknown }>;
+      const by = (o: string) => rows.find((r) => r.labels.o === o)?.origin;
+      const what = engine === env ? 'team store' : 'local vault';
+      assert.deepEqual(by('1'), { user: 'origin-user', host: hostname(), ci: 'github:acme/deploy run 77' }, what);
+      assert.deepEqual(by('2'), { user: 'plain-user', host: hostname() }, `${what}: no CI run, no ci field`);
+      // The same rows with --limit and --refresh (rendered, not copied), and after a filter.
+      const limited = parseJsonDoc((await h.ok(['--json', 'list', '--all', '--limit', '1'], { env: engine })).stdout) as Array<{ origin?: unknown }>;
+      assert.deepEqual(limited[0]?.origin, { user: 'plain-user', host: hostname() }, what);
+      const refreshed = parseJsonDoc((await h.ok(['--json', 'list', '--refresh', '--label', 'o=2'], { env: engine })).stdout) as Array<{ origin?: unknown }>;
+      assert.deepEqual(refreshed[0]?.origin, { user: 'plain-user', host: hostname() }, what);
+    }
   });
 });
