@@ -13,7 +13,8 @@ import { acceptedAsOffered, checkResponse, planAnswers, withFormDefaults, type A
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import type { TaskScope } from './with-task.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
-import type { VaultRecord } from '../vault/vault-record.js';
+import { answerClaimOf, originText, type InputAnswerClaim, type Origin, type VaultRecord } from '../vault/vault-record.js';
+import { originOf } from '../vault/origin.js';
 import { relistedKeys, stuckSinceAnswer } from '../tasks/input-stuck.js';
 import { DEFAULT_INPUT_STUCK_AFTER_MS } from '../tasks/poll.js';
 import { stuckPeriodFrom } from './follow.js';
@@ -131,7 +132,93 @@ export function relistedOrAwaiting(ctx: Context, record: VaultRecord, snapshot: 
   return stuckSinceAnswer(answeredAt, ctx.now(), stuckPeriodFrom(ctx.env) ?? DEFAULT_INPUT_STUCK_AFTER_MS) ? { relisted: keys } : { awaiting: keys };
 }
 
-/** Answer a task's pending input with tasks/update and record the answered keys in the vault. */
+/** A key answered before, in one line: by whom and when, where the record says. */
+function answeredBeforeLine(key: string, claim: InputAnswerClaim | undefined): string {
+  const by = claim ? ` by ${sanitize(originText(claim.by), { singleLine: true, maxLength: 300 })} at ${sanitize(claim.at, { singleLine: true, maxLength: 40 })}` : '';
+  return `not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before${by}, and a key is never answered twice`;
+}
+
+/** What a claim took, and what the record said of those keys before it (to give it back). */
+interface Claimed {
+  /** The keys this process claimed: it sends them. */
+  mine: string[];
+  /** Keys someone else claimed first, with who and when where the record says. */
+  taken: Array<[string, InputAnswerClaim | undefined]>;
+  /** Of `mine`: the claim each had before (an `--again` key), and whether it was answered already. */
+  before: Map<string, { claim: InputAnswerClaim | undefined; answered: boolean }>;
+  answeredAtBefore: string | undefined;
+}
+
+/** The record's claim on `key` becomes `claim` (none: no claim). */
+function setClaim(r: VaultRecord, key: string, claim: InputAnswerClaim | undefined): void {
+  const rest = (r.inputAnsweredBy ?? []).filter((c) => c.key !== key);
+  if (claim) rest.push(claim);
+  if (rest.length) r.inputAnsweredBy = rest;
+  else delete r.inputAnsweredBy;
+}
+
+/**
+ * Claim `keys` in the store before anything is sent: one locked write (SELECT … FOR UPDATE on the
+ * team store, the record's lock in the file vault) marks each key answered, by this origin, now.
+ * A key another process claimed first (another machine answering the same request at the same
+ * moment) is not ours: it comes back in `taken`, with who claimed it and when. `again` keys are
+ * claimed whatever the record says (a new answer on purpose). No lock outlives the write.
+ */
+async function claimKeys(scope: TaskScope, keys: readonly string[], again: ReadonlySet<string>, at: string, by: Origin): Promise<Claimed> {
+  const out: Claimed = { mine: [], taken: [], before: new Map(), answeredAtBefore: undefined };
+  await scope.update((r) => {
+    // The change sees the record as the store holds it now, maybe fresher than the plan's: decide on it alone.
+    out.mine = [];
+    out.taken = [];
+    out.before.clear();
+    out.answeredAtBefore = r.inputAnsweredAt;
+    for (const key of keys) {
+      const answered = r.inputKeysAnswered.includes(key);
+      if (answered && !again.has(key)) {
+        out.taken.push([key, answerClaimOf(r, key)]);
+        continue;
+      }
+      out.before.set(key, { claim: answerClaimOf(r, key), answered });
+      out.mine.push(key);
+      if (!answered) r.inputKeysAnswered.push(key);
+      setClaim(r, key, { key, at, by });
+    }
+    if (out.mine.length) {
+      r.inputAnsweredAt = at;
+      r.updatedAt = at;
+    }
+  });
+  return out;
+}
+
+/**
+ * The tasks/update did not go through: the claims this process made are given back (where no
+ * one claimed the key since), so the key can be answered again, as before claims existed.
+ */
+async function releaseKeys(scope: TaskScope, claimed: Claimed, at: string, by: Origin): Promise<void> {
+  const ours = (c: InputAnswerClaim | undefined) => c !== undefined && c.at === at && originText(c.by) === originText(by);
+  await scope.update((r) => {
+    for (const key of claimed.mine) {
+      if (!ours(answerClaimOf(r, key))) continue;
+      const prev = claimed.before.get(key);
+      setClaim(r, key, prev?.claim);
+      if (!prev?.answered) r.inputKeysAnswered = r.inputKeysAnswered.filter((k) => k !== key);
+    }
+    if (r.inputAnsweredAt === at) {
+      if (claimed.answeredAtBefore === undefined) delete r.inputAnsweredAt;
+      else r.inputAnsweredAt = claimed.answeredAtBefore;
+    }
+  });
+}
+
+/**
+ * Answer a task's pending input with tasks/update. Claim first, then send: the keys are marked
+ * answered in the store before the request leaves, so two processes (two machines on one team
+ * store) answering the same request at once send one tasks/update between them; the other is
+ * told who answered and when. A failed send gives the claim back. A process killed between the
+ * claim and the send leaves the key answered but never sent: the server keeps listing it, and
+ * `answer --again KEY` (offered once that is evidence) sends it on purpose.
+ */
 export async function answerTaskRound(scope: TaskScope, pending: Record<string, InputRequestSnapshot>, src: AnswerSource): Promise<RoundResult> {
   const { ctx, session, target } = scope;
   const header = askerHeader(target.entry, ctx.home, target.record.operation.name, target.taskId);
@@ -139,16 +226,25 @@ export async function answerTaskRound(scope: TaskScope, pending: Record<string, 
   const plan = await collectResponses(ctx, target.entry, header, pending, target.record.inputKeysAnswered.filter((k) => !again.has(k)), { ...src, ref: src.ref ?? refFor(target), taskId: target.taskId });
   const say = sayOn(ctx);
   for (const key of plan.stale) say(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" is not (or no longer) requested by the server`);
-  for (const key of plan.alreadyAnswered) say(`not sent: "${sanitize(key, { singleLine: true, maxLength: 80 })}" was answered before, and a key is never answered twice`);
-  const keys = Object.keys(plan.send);
-  if (keys.length === 0) return { ...plan, sent: [] };
-  await session.updateTask(target.taskId, plan.send);
+  for (const key of plan.alreadyAnswered) say(answeredBeforeLine(key, answerClaimOf(target.record, key)));
+  if (Object.keys(plan.send).length === 0) return { ...plan, sent: [] };
   const at = new Date(ctx.now()).toISOString();
-  await scope.update((r) => {
-    for (const k of keys) if (!r.inputKeysAnswered.includes(k)) r.inputKeysAnswered.push(k);
-    r.inputAnsweredAt = at;
-    r.updatedAt = at;
-  });
+  const by = originOf(ctx.env);
+  const claimed = await claimKeys(scope, Object.keys(plan.send), again, at, by);
+  for (const [key, claim] of claimed.taken) {
+    // Answered by someone else since this round began: theirs is the one answer.
+    say(answeredBeforeLine(key, claim));
+    plan.alreadyAnswered.push(key);
+    delete plan.send[key];
+  }
+  const keys = claimed.mine;
+  if (keys.length === 0) return { ...plan, sent: [] };
+  try {
+    await session.updateTask(target.taskId, plan.send);
+  } catch (err) {
+    await releaseKeys(scope, claimed, at, by).catch((e: unknown) => ctx.debug(`could not give back the claim on ${keys.join(', ')}: ${String(e)}`));
+    throw err;
+  }
   if (!ctx.json) say(`answered ${keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ')}`);
   return { ...plan, sent: keys };
 }

@@ -2,8 +2,12 @@
 // states where the server offers them, else polls at each server's pollIntervalMs; input asked
 // for is answered from a file, with defaults, or in a terminal, one prompt at a time.
 import type { Context } from '../context.js';
-import { usageError } from '../errors.js';
-import { withTasks } from './with-task.js';
+import { CliError, usageError } from '../errors.js';
+import { sayOn } from '../output/notes.js';
+import { sanitize } from '../output/sanitize.js';
+import { asInvoked } from '../invocation.js';
+import { toCliError } from './remote-error.js';
+import { withTasks, type JoiningTasks } from './with-task.js';
 import type { TargetOptions } from './task-target.js';
 import { followTask } from './follow.js';
 import { inputHandler, readAnswers, relistedHandler } from './answering.js';
@@ -27,12 +31,25 @@ export interface WatchOptions extends TargetOptions {
  * Ctrl-C over several tasks, the ones it left unfinished.
  */
 export async function watch(ctx: Context, vault: HandleStore, givenRefs: string[], opts: WatchOptions, settled: (r: TaskReport | TaskFailure) => void): Promise<Outcome> {
-  const refs = await refsToWatch(vault, givenRefs, opts);
+  checkRefs(givenRefs, opts);
+  // --active on the team store: tasks other machines add while the watch runs join it. Listening
+  // starts before the store is read, so a task added in between is in one or the other.
+  const joining = opts.active && vault.follow ? await joiningFromStore(ctx, vault) : undefined;
+  try {
+    return await watchRefs(ctx, vault, givenRefs, opts, settled, joining);
+  } finally {
+    joining?.stop();
+  }
+}
+
+async function watchRefs(ctx: Context, vault: HandleStore, givenRefs: string[], opts: WatchOptions, settled: (r: TaskReport | TaskFailure) => void, joining: StoreJoining | undefined): Promise<Outcome> {
+  const refs = await refsToWatch(vault, givenRefs, opts, joining);
   if (!refs.length) return { kind: 'nothing-to-watch' };
   if (refs.filter((r) => r === '-').length > 1) throw usageError('only one ref can be read from stdin (-)');
   if (opts.answers === '-' && refs.includes('-')) throw usageError('stdin cannot carry both a taskId and the answers');
   readAnswers(ctx, opts.answers);
-  const multi = refs.length > 1;
+  // Tasks may join: each gets plain progress lines, and one Ctrl-C stops them all.
+  const multi = refs.length > 1 || joining !== undefined;
   // Several tasks in a terminal: one Ctrl-C (a keypress inside a prompt, or SIGINT between them)
   // stops every watch at once; the prompts still queued never open.
   const stopAll = new AbortController();
@@ -67,7 +84,7 @@ export async function watch(ctx: Context, vault: HandleStore, givenRefs: string[
         return;
       }
       settled(r);
-    });
+    }, joining);
     if (multi && stopAll.signal.aborted && !ctx.json) return { kind: 'watch-interrupted', waiting, active: opts.active === true };
     // Each task's verdict was presented as it ended; the code is decided over all of them.
     return { kind: 'many', reports, presented: true };
@@ -76,14 +93,78 @@ export async function watch(ctx: Context, vault: HandleStore, givenRefs: string[
   }
 }
 
-/** The refs given, or with --active every active task in the store (full ids, never typed by anyone). */
-async function refsToWatch(vault: HandleStore, refs: string[], opts: WatchOptions): Promise<string[]> {
+function checkRefs(refs: string[], opts: WatchOptions): void {
   if (!opts.active) {
     if (!refs.length) throw usageError('watch needs at least one <ref> (or --active for every active task in the vault)');
-    return refs;
+    return;
   }
   if (refs.length || opts.server) throw usageError('--active watches the vault\'s active tasks: give no refs and no --server');
-  return (await vault.query({ listedByDefault: true })).filter((r) => r.phase === 'active' && r.taskId).map((r) => r.taskId!);
+}
+
+/** The refs given, or with --active every active task in the store (full ids, never typed by anyone). */
+async function refsToWatch(vault: HandleStore, refs: string[], opts: WatchOptions, joining: StoreJoining | undefined): Promise<string[]> {
+  if (!opts.active) return refs;
+  const active = (await vault.query({ listedByDefault: true })).filter((r) => r.phase === 'active' && r.taskId);
+  // These are followed from the start: their later writes announce nothing new.
+  for (const r of active) joining?.known(r.opId);
+  return active.map((r) => r.taskId!);
+}
+
+/** watch --active's feed of tasks that other machines add to the team store, as JoiningTasks. */
+interface StoreJoining extends JoiningTasks {
+  /** A record followed already (one of the first): not handed on when it is written again. */
+  known(opId: string): void;
+}
+
+/**
+ * Every record the team store sees written from now on (PostgreSQL LISTEN/NOTIFY through
+ * `follow`, no timer): a record that becomes active with a handle, and is not followed yet, joins
+ * the watch by its opId. Resolves once the store listens. A feed that cannot listen, or breaks,
+ * is said once; the tasks already followed go on.
+ */
+async function joiningFromStore(ctx: Context, vault: HandleStore): Promise<StoreJoining> {
+  const say = sayOn(ctx);
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  ctx.interrupt.addEventListener('abort', onInterrupt, { once: true });
+  const seen = new Set<string>();
+  const queued: string[] = [];
+  let add: ((ref: string) => void) | undefined;
+  let listening!: () => void;
+  const ready = new Promise<void>((resolve) => (listening = resolve));
+  // What ended the follow: undefined when it was stopped, else the failure.
+  const ended = vault.follow!((rec) => {
+    if (rec.phase !== 'active' || !rec.taskId || seen.has(rec.opId)) return;
+    seen.add(rec.opId);
+    if (add) add(rec.opId);
+    else queued.push(rec.opId);
+  }, stop.signal, listening).then(() => undefined, (err: unknown) => err ?? new Error('the team store stopped answering'));
+  const first = await Promise.race([ready.then(() => ({ listening: true as const })), ended.then((err) => ({ listening: false as const, err }))]);
+  if (!first.listening && first.err !== undefined) {
+    // The store could not be opened (a wrong team key, a store that cannot be reached): the watch fails as reading it would.
+    ctx.interrupt.removeEventListener('abort', onInterrupt);
+    throw first.err;
+  }
+  void ended.then((err) => {
+    if (err !== undefined && !stop.signal.aborted) say(`mcp-tasks: tasks other machines add to the team store are no longer followed: ${sanitize(err instanceof Error ? err.message : String(err), { singleLine: true, maxLength: 300 })}`);
+  });
+  return {
+    known: (opId) => void seen.add(opId),
+    start(fn) {
+      add = fn;
+      for (const ref of queued.splice(0)) fn(ref);
+    },
+    refused(ref, err) {
+      const e = toCliError(err) ?? err;
+      const why = e instanceof Error ? e.message : String(e);
+      say(`mcp-tasks: a task added to the team store (operation ${ref.slice(0, 8)}) is not followed here: ${sanitize(why, { singleLine: true, maxLength: 500 })}`);
+      if (e instanceof CliError && e.next) say(`  next: ${asInvoked(sanitize(e.next, { singleLine: true, maxLength: 500 }), ctx.invocation)}`);
+    },
+    stop() {
+      ctx.interrupt.removeEventListener('abort', onInterrupt);
+      stop.abort();
+    },
+  };
 }
 
 /** A prompt interrupted by Ctrl-C ends every watch; the prompts queued behind it never open. */

@@ -261,15 +261,32 @@ export async function withTask<T extends Outcome>(ctx: Context, ref: string, opt
 }
 
 /**
+ * Tasks that join a running withTasks (`watch --active` on the team store, as other machines add
+ * them): each ref handed to `add` is resolved and followed like the first ones, in the same
+ * sessions, while any task is still followed. A ref that cannot be followed here is `refused`.
+ */
+export interface JoiningTasks {
+  /** Called once the first tasks run: from then on, hand each new ref to `add`. */
+  start(add: (ref: string) => void): void;
+  /** A joining ref that cannot be followed here (a server this home does not have, say): the others go on. */
+  refused(ref: string, err: unknown): void;
+  /** The last followed task ended: nothing joins any more. */
+  stop(): void;
+}
+
+/**
  * The same for several tasks at once (`watch a b c`): each ref resolved before anything is sent,
  * one session per server shared by the tasks that live there, every session closed at the end.
+ * With `joining`, tasks that join later are followed too, until the last one ends.
  */
-export async function withTasks(ctx: Context, refs: string[], opts: TargetOptions, fn: (scope: TaskScope) => Promise<TaskReport>, onSettled: (r: TaskReport | TaskFailure) => void = () => {}): Promise<Array<TaskReport | TaskFailure>> {
-  const resolved = [];
+export async function withTasks(ctx: Context, refs: string[], opts: TargetOptions, fn: (scope: TaskScope) => Promise<TaskReport>, onSettled: (r: TaskReport | TaskFailure) => void = () => {}, joining?: JoiningTasks): Promise<Array<TaskReport | TaskFailure>> {
+  type Resolved = Awaited<ReturnType<typeof resolveShown>>;
+  const resolved: Resolved[] = [];
   for (const ref of refs) resolved.push(await resolveShown(ctx, ref, opts));
   const seen = new Set<string>();
+  const keyOf = (target: TaskTarget) => `${target.entry.name}\0${target.taskId}`;
   for (const { target } of resolved) {
-    const key = `${target.entry.name}\0${target.taskId}`;
+    const key = keyOf(target);
     if (seen.has(key)) throw usageError(`the same task is named twice (${shortTaskId(target.taskId)})`);
     seen.add(key);
   }
@@ -282,32 +299,74 @@ export async function withTasks(ctx: Context, refs: string[], opts: TargetOption
     if (!s) sessions.set(key, (s = openSessionFor(ctx, t, opts.serveInput === true)));
     return s;
   };
+  const records = resolved.filter((r) => r.target.persisted).map((r) => r.target.record);
+  const run = async ({ vault, target }: Resolved, alone: boolean): Promise<TaskReport | TaskFailure> => {
+    try {
+      const scope = taskScope(ctx, await sessionFor(target), vault, target);
+      const r = await inScope(scope, fn);
+      onSettled(r);
+      return r;
+    } catch (err) {
+      if (err instanceof OtherPrincipalError) {
+        const r = report(target, notSent(target, err));
+        onSettled(r);
+        return r;
+      }
+      // One task's failure does not stop the others; alone, it is the command's failure.
+      const e = toCliError(err, target.entry.name, refFor(target), target.persisted);
+      if (!e || alone) throw e ?? err;
+      const failure: TaskFailure = { kind: 'task-failure', target, error: e };
+      onSettled(failure);
+      return failure;
+    }
+  };
   try {
-    return await Promise.all(
-      resolved.map(async ({ vault, target }) => {
-        try {
-          const scope = taskScope(ctx, await sessionFor(target), vault, target);
-          const r = await inScope(scope, fn);
-          onSettled(r);
-          return r;
-        } catch (err) {
-          if (err instanceof OtherPrincipalError) {
-            const r = report(target, notSent(target, err));
-            onSettled(r);
-            return r;
-          }
-          // One task's failure does not stop the others; alone, it is the command's failure.
-          const e = toCliError(err, target.entry.name, refFor(target), target.persisted);
-          if (!e || resolved.length === 1) throw e ?? err;
-          const failure: TaskFailure = { kind: 'task-failure', target, error: e };
-          onSettled(failure);
-          return failure;
-        }
-      }),
-    );
+    if (!joining) return await Promise.all(resolved.map((r) => run(r, resolved.length === 1)));
+    return await withJoining(ctx, resolved.map((r) => run(r, false)), joining, async (ref) => {
+      let r: Resolved;
+      try {
+        r = await resolveShown(ctx, ref, opts);
+      } catch (err) {
+        joining.refused(ref, err);
+        return undefined;
+      }
+      // Already followed (its record was written again, or it was among the first).
+      if (seen.has(keyOf(r.target))) return undefined;
+      seen.add(keyOf(r.target));
+      if (r.target.persisted) records.push(r.target.record);
+      return run(r, false);
+    });
   } finally {
     const vault = resolved[0]?.vault;
-    const records = resolved.filter((r) => r.target.persisted).map((r) => r.target.record);
     for (const s of sessions.values()) await s.then((x) => (vault ? closeSession(ctx, vault, x, records) : x.close()), () => {});
   }
+}
+
+/** The first tasks' runs, and those of the refs that join while any run is open; their reports in the order they started. */
+async function withJoining(ctx: Context, first: Array<Promise<TaskReport | TaskFailure>>, joining: JoiningTasks, join: (ref: string) => Promise<TaskReport | TaskFailure | undefined>): Promise<Array<TaskReport | TaskFailure>> {
+  const runs: Array<Promise<TaskReport | TaskFailure | undefined>> = [];
+  let open = 0;
+  let closed = false;
+  let allEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (allEnded = resolve));
+  const ends = () => {
+    if (--open > 0) return;
+    closed = true;
+    joining.stop();
+    allEnded();
+  };
+  const track = (p: Promise<TaskReport | TaskFailure | undefined>) => {
+    open++;
+    runs.push(p);
+    p.then(ends, ends);
+  };
+  for (const p of first) track(p);
+  if (open === 0) ends();
+  joining.start((ref) => {
+    // After the last task ended, or after Ctrl-C, nothing new is started.
+    if (closed || ctx.interrupt.aborted) return;
+    track(join(ref));
+  });
+  await ended;
+  return (await Promise.all(runs)).filter((r): r is TaskReport | TaskFailure => r !== undefined);
 }

@@ -95,9 +95,10 @@ export function taskJson(rec: ListedRecord, snapshot?: TaskSnapshot): TaskJson {
   return out;
 }
 
-/** A record's `list --json` row: the contract's task JSON plus opId and phase, through the one sanitizer (the vault stores it). */
+/** A record's `list --json` row: the contract's task JSON plus opId, phase and origin, through the one sanitizer (the vault stores it). */
 export function listingRowJson(rec: VaultRecord): string {
-  return safeJson(Object.assign(taskJson(rec), { opId: rec.opId, phase: rec.phase }));
+  // Who wrote the record first (user, host, CI run), absent for records older than origins.
+  return safeJson(Object.assign(taskJson(rec), { opId: rec.opId, phase: rec.phase }, rec.origin ? { origin: rec.origin } : {}));
 }
 
 export const jsonLine = (value: unknown) => safeJson(value) + '\n';

@@ -60,8 +60,11 @@ export interface HandleStore {
   remove(opIds: string[]): Promise<number>;
   /** Listing hops of records a read found damaged (list marks their rows); empty in a sound store. */
   damagedHops(): Promise<Set<string>>;
-  /** The team store only: each record as it is written from now on, until `signal` aborts (`list --follow`). */
-  follow?(onChange: (rec: VaultRecord) => void, signal: AbortSignal): Promise<void>;
+  /**
+   * The team store only: each record as it is written from now on, until `signal` aborts
+   * (`list --follow`, `watch --active`); `listening` is called once the store listens.
+   */
+  follow?(onChange: (rec: VaultRecord) => void, signal: AbortSignal, listening?: () => void): Promise<void>;
   /** Release what the engine holds open (a database connection). */
   close(): Promise<void>;
 }

@@ -147,7 +147,7 @@ const PHASES: readonly VaultPhase[] = ['submitting', 'active', 'terminal', 'lost
  */
 function rowFingerprint(listingRowJson: (rec: VaultRecord) => string): Buffer {
   const at = '2026-01-01T00:00:00.000Z';
-  const base = { opId: 'op', server: { name: 's', identity: { kind: 'http', url: 'http://x' } }, auth: { kind: 'none' }, operation: { method: 'tools/call', name: 't', arguments: { a: 1 }, submittedAt: at }, history: [], inputKeysSeen: [], inputKeysAnswered: [], labels: { k: 'v' }, createdAt: at, updatedAt: at } as unknown as VaultRecord;
+  const base = { opId: 'op', server: { name: 's', identity: { kind: 'http', url: 'http://x' } }, auth: { kind: 'none' }, operation: { method: 'tools/call', name: 't', arguments: { a: 1 }, submittedAt: at }, history: [], inputKeysSeen: [], inputKeysAnswered: [], labels: { k: 'v' }, origin: { user: 'u', host: 'h', ci: 'c' }, createdAt: at, updatedAt: at } as unknown as VaultRecord;
   const last = { taskId: 'id', status: 'working', statusMessage: 'm\u009b\u202e', createdAt: at, lastUpdatedAt: at, ttlMs: 1, pollIntervalMs: 2, inputRequests: { q: { method: 'elicitation/create', params: {} } } } as NonNullable<VaultRecord['last']>;
   const samples: VaultRecord[] = [
     { ...base, phase: 'submitting' },

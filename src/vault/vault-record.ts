@@ -75,6 +75,12 @@ export interface VaultRecord {
   inputKeysAnswered: string[];
   /** When keys were last answered (tasks/update sent): a relisted key is only "stuck" well after it. */
   inputAnsweredAt?: string;
+  /**
+   * Who answered each key, and when: claimed in the store (one locked write) before its
+   * tasks/update leaves, so of several processes (machines sharing a team store) one sends it.
+   * Absent for keys answered by versions that did not record it.
+   */
+  inputAnsweredBy?: InputAnswerClaim[];
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
   /**
@@ -130,6 +136,16 @@ export type ListingMeta = Pick<VaultRecord, 'opId' | 'taskId' | 'phase' | 'label
   /** `list` only: the record file could not be opened when last read (see `vault check`). */
   damaged?: boolean;
 };
+
+/** One input key's answer as claimed: which key, when, and by whom (user, host, CI run). */
+export interface InputAnswerClaim {
+  key: string;
+  at: string;
+  by: Origin;
+}
+
+/** Who claimed the answer to `key`, and when, where the record says. */
+export const answerClaimOf = (rec: Pick<VaultRecord, 'inputAnsweredBy'>, key: string): InputAnswerClaim | undefined => rec.inputAnsweredBy?.find((c) => c.key === key);
 
 /** Who wrote a record, and where: the user, the host, and the CI run when the environment names one. */
 export interface Origin {

@@ -476,13 +476,14 @@ export class PgHandleStore implements HandleStore {
    * `signal` aborts: LISTEN on the store's channel, whose payload is only the record's hop (the
    * record stays sealed; it is read and opened here). One connection of its own, outside the pool.
    */
-  async follow(onChange: (rec: VaultRecord) => void, signal: AbortSignal): Promise<void> {
+  async follow(onChange: (rec: VaultRecord) => void, signal: AbortSignal, listening?: () => void): Promise<void> {
     const keys = await this.ready();
     const { default: pgm } = await import('pg');
     const client = new pgm.Client({ connectionString: this.url, application_name: 'mcp-tasks follow' });
     try {
       await client.connect();
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      listening?.();
     } catch (err) {
       await client.end().catch(() => {});
       this.dbError(err);
