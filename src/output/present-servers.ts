@@ -4,10 +4,10 @@
 import type { Context } from '../context.js';
 import type { ServerOutcome } from './outcomes.js';
 import { SECRET_HEADER, SECRET_QUERY_PARAM, type ServerEntry } from '../servers/server-entry.js';
-import { asInvoked } from '../invocation.js';
 import { typeableRef } from '../vault/vault-record.js';
 import { jsonLine, makeStyle, renderArgumentTable, renderToolLines, statusWord } from './render.js';
 import { safeJson, sanitize, shortenIdsIn, shortTaskId } from './sanitize.js';
+import { cmd, hint, renderHint } from '../hint.js';
 
 /** A URL for display: credential query values (an entry stored before they were refused) redacted. */
 export function redactUrl(raw: string): string {
@@ -72,9 +72,9 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
   const out = (t: string) => ctx.stdout.write(t);
   switch (o.kind) {
     case 'server-added': {
-      const { entry, signInNote } = o;
-      if (ctx.json) out(jsonLine({ ...redactEntry(entry), ...(signInNote ? { requiresSignIn: true } : {}) }));
-      else out(`added server ${entry.name} (${describe(entry)})\n  next: ${signInNote ? `${asInvoked(signInNote.replace(/^.*: run /, ''), ctx.invocation)} (it requires sign-in)` : `\`${ctx.invocation} server check ${entry.name}\``}\n`);
+      const { entry, requiresSignIn } = o;
+      if (ctx.json) out(jsonLine({ ...redactEntry(entry), ...(requiresSignIn ? { requiresSignIn: true } : {}) }));
+      else out(renderHint(hint`added server ${entry.name} (${describe(entry)})\n  next: ${requiresSignIn ? hint`\`${cmd('server', 'login', entry.name)}\` (it requires sign-in)` : hint`\`${cmd('server', 'check', entry.name)}\``}\n`, ctx.invocation));
       return;
     }
     case 'servers-listed': {
@@ -104,7 +104,7 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       // Names and reasons come from the file (anyone's mcp.json): printed clean.
       for (const n of imported) out(`imported ${sanitize(n, { singleLine: true, maxLength: 100 })}\n`);
       for (const s of skipped) ctx.stderr.write(`skipped ${sanitize(s.name, { singleLine: true, maxLength: 100 })}: ${sanitize(s.reason, { singleLine: true, maxLength: 300 })}\n`);
-      if (imported.length) out(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${ctx.invocation} server show ${sanitize(imported[0]!, { singleLine: true, maxLength: 100 })}\`)\n`);
+      if (imported.length) out(renderHint(hint`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${cmd('server', 'show', sanitize(imported[0]!, { singleLine: true, maxLength: 100 }))}\`)\n`, ctx.invocation));
       return;
     }
     case 'server-checked': {
@@ -159,7 +159,7 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       out(renderToolLines(tools, st, width));
       // A hint that runs as printed: only with a tool name that can be typed as it is.
       const typeable = tools.find((t) => /^[A-Za-z0-9_.:@%+=,/][A-Za-z0-9_.:@%+=,/-]*$/.test(t.name));
-      if (typeable) out(`\n${asInvoked(`a tool's arguments: mcp-tasks tools ${server} ${typeable.name}`, ctx.invocation)}\n`);
+      if (typeable) out(`\n${renderHint(hint`a tool's arguments: ${cmd('tools', server, typeable.name)}`, ctx.invocation)}\n`);
       return;
     }
   }
@@ -173,7 +173,7 @@ function presentSignIn(ctx: Context, o: Extract<ServerOutcome, { kind: 'signed-i
     const { view } = o;
     if (ctx.json) return out(jsonLine({ server: name, ...view }));
     const until = typeof view.expiresAt === 'string' ? `, token valid until ${view.expiresAt}${view.refreshable ? ' (renewed by itself)' : ''}` : '';
-    out(`signed in to ${name}${o.issuer ? ` at ${sanitize(o.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`${ctx.invocation} server check ${name}\`\n`);
+    out(renderHint(hint`signed in to ${name}${o.issuer ? ` at ${sanitize(o.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`${cmd('server', 'check', name)}\`\n`, ctx.invocation));
     return;
   }
   const { removed, revoked, revocationProblem: why } = o;

@@ -13,7 +13,7 @@ import { ago, presentVaultOutcome } from './present-record.js';
 import { presentList } from './present-list.js';
 import { presentRecoverOutcome } from './present-recover.js';
 import { safeJson, safeName, sanitize } from './sanitize.js';
-import { asInvoked, shellQuote } from '../invocation.js';
+import { cmd, hint, renderHint, shellQuote, type Hint } from '../hint.js';
 import { answersTemplate, inlineExample } from '../tasks/answer-template.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import { describePrincipal } from '../tasks/principal.js';
@@ -26,12 +26,15 @@ export function refFor(target: TaskTarget): string {
   return typeableRef({ taskId: target.taskId, opId: target.record.opId });
 }
 
+/** One line on stderr, its commands as invoked. */
+const stderrLine = (ctx: Context, line: string | Hint) => ctx.stderr.write(`${renderHint(line, ctx.invocation)}\n`);
+
 export function present(ctx: Context, outcome: Outcome): void {
   const st = makeStyle(ctx.color);
   const out = (t: string) => ctx.stdout.write(t);
-  // Every command printed here runs as it is when pasted: `mcp-tasks …` becomes the command as invoked.
-  const hint = (t: string) => out(asInvoked(t, ctx.invocation));
-  const err = (line: string) => ctx.stderr.write(`${asInvoked(line, ctx.invocation)}\n`);
+  // Every command printed here runs as it is when pasted: its hints are rendered with the command as invoked.
+  const say = (t: string | Hint) => out(renderHint(t, ctx.invocation));
+  const err = (line: string | Hint) => ctx.stderr.write(`${renderHint(line, ctx.invocation)}\n`);
   switch (outcome.kind) {
     case 'server-added':
     case 'servers-listed':
@@ -81,7 +84,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       if (ctx.json) out(jsonLine({ ...taskJson(target.record, snapshot), cancellation: 'not-sent' }));
       else {
         out(`${target.record.operation.name} on ${target.entry.name} already ended ${snapshot.status} (kept in the vault); no cancellation was sent.\n`);
-        hint(`  \`mcp-tasks show ${refFor(target)}\` shows its result; \`mcp-tasks cancel ${refFor(target)} --force\` sends tasks/cancel anyway.\n`);
+        say(hint`  \`${cmd('show', refFor(target))}\` shows its result; \`${cmd('cancel', refFor(target), '--force')}\` sends tasks/cancel anyway.\n`);
       }
       return;
     }
@@ -96,14 +99,14 @@ export function present(ctx: Context, outcome: Outcome): void {
           out(by === 'server'
             ? `tasks/cancel was sent for ${what}; the server refused it because the task had already ended: it is ${snapshot.status}.\n`
             : `tasks/cancel was sent for ${what}; the server acknowledged it. The task had already ended ${snapshot.status} (kept in the vault); an ended task does not change.\n`);
-          hint(`  \`mcp-tasks show ${refFor(target)}\` shows its result.\n`);
+          say(hint`  \`${cmd('show', refFor(target))}\` shows its result.\n`);
         }
         return;
       }
       if (ctx.json) out(jsonLine({ ...taskJson(target.record), cancellation: 'requested' }));
       else {
         out(`cancellation requested for ${target.record.operation.name} on ${target.entry.name}; the server acknowledged it.\n`);
-        hint(`  The task may still complete or fail: \`mcp-tasks cancel ${refFor(target)} --wait\` or \`mcp-tasks watch ${refFor(target)}\` shows the state it reaches.\n`);
+        say(hint`  The task may still complete or fail: \`${cmd('cancel', refFor(target), '--wait')}\` or \`${cmd('watch', refFor(target))}\` shows the state it reaches.\n`);
       }
       return;
     }
@@ -112,7 +115,7 @@ export function present(ctx: Context, outcome: Outcome): void {
       const isError = result.isError === true;
       if (outcome.late) ctx.stderr.write(`mcp-tasks: note: the answer came after the call's wait ran out; the record in doubt now holds this result.\n`);
       if (outcome.notStored) {
-        ctx.stderr.write(`mcp-tasks: warning: the vault could not store this result (${outcome.notStored}); it is shown below and nowhere else.\n  next: ${asInvoked(`Keep this output. Once the vault is writable, \`mcp-tasks recover ${record.opId.slice(0, 8)}\` lists the call as in doubt; close it with --resolve completed.`, ctx.invocation)}\n`);
+        ctx.stderr.write(`mcp-tasks: warning: the vault could not store this result (${outcome.notStored}); it is shown below and nowhere else.\n  next: ${renderHint(hint`Keep this output. Once the vault is writable, \`${cmd('recover', record.opId.slice(0, 8))}\` lists the call as in doubt; close it with --resolve completed.`, ctx.invocation)}\n`);
       }
       // No task: the contract's shape with taskId null, so scripts read every result alike.
       if (ctx.json) return out(jsonLine({ ...taskJson(record), status: 'completed', result }));
@@ -141,9 +144,9 @@ export function present(ctx: Context, outcome: Outcome): void {
       if (lifetime) err(lifetime);
       if (ctx.json) return out(jsonLine(taskJson(target.record, snapshot)));
       out(`${st.c.bold(target.record.operation.name)} on ${st.c.bold(target.entry.name)}: task started (${snapshot.status})\n`);
-      hint(`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: mcp-tasks show ${ref})\n`);
-      hint(`  follow it:  mcp-tasks watch ${ref}\n  check once: mcp-tasks get ${ref}\n  cancel:     mcp-tasks cancel ${ref}\n`);
-      if (snapshot.status === 'input_required') hint(`  it is waiting for input: mcp-tasks answer ${ref}\n`);
+      say(hint`  task ${shortTaskId(snapshot.taskId)} (kept in the vault; the whole id: ${cmd('show', ref)})\n`);
+      say(hint`  follow it:  ${cmd('watch', ref)}\n  check once: ${cmd('get', ref)}\n  cancel:     ${cmd('cancel', ref)}\n`);
+      if (snapshot.status === 'input_required') say(hint`  it is waiting for input: ${cmd('answer', ref)}\n`);
       const ttlWarning = shortTtlWarning(snapshot, ref);
       if (ttlWarning) err(ttlWarning);
       return;
@@ -154,21 +157,21 @@ export function present(ctx: Context, outcome: Outcome): void {
       out(`${safeJson(template, 2)}\n`);
       if (!ctx.json) {
         const ref = refFor(target);
-        err(`next: save it (\`mcp-tasks answer ${ref} --template > answers.json\`), replace every "fill in" placeholder (one left is refused), then \`mcp-tasks answer ${ref} --answers answers.json\``);
+        err(hint`next: save it (\`${cmd('answer', ref, '--template')} > answers.json\`), replace every "fill in" placeholder (one left is refused), then \`${cmd('answer', ref, '--answers', 'answers.json')}\``);
       }
       return;
     }
     case 'in-doubt': {
       const { record, server, reason, next, inputRequests } = outcome;
       if (ctx.json) {
-        out(jsonLine({ error: { kind: 'in-doubt', message: reason, next: asInvoked(next, ctx.invocation) }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments }, ...(inputRequests ? { inputRequests } : {}) }));
+        out(jsonLine({ error: { kind: 'in-doubt', message: reason, next: renderHint(next, ctx.invocation) }, opId: record.opId, server, operation: { method: 'tools/call', name: record.operation.name, arguments: record.operation.arguments }, ...(inputRequests ? { inputRequests } : {}) }));
       } else {
         err(`mcp-tasks: ${record.operation.name} on ${server} is in doubt: ${reason}.`);
         if (inputRequests) ctx.stderr.write(renderInputRequests(inputRequests, st));
         err(`  The work may or may not have started. Do not simply run the same call again.\n  next: ${next}`);
         // A call that asked mid-way (2025-11-25): once checked that it did nothing, close the record and send it again with its answers.
         if (inputRequests) {
-          err(`  once checked that it did not run, from a script: \`mcp-tasks recover ${record.opId.slice(0, 8)} --resolve not-run --note checked\`, then \`${callCommand(server, record.operation.name, record.operation.arguments)} --answers answers.json\`, with answers.json shaped like (replace every "fill in" placeholder):`);
+          err(hint`  once checked that it did not run, from a script: \`${cmd('recover', record.opId.slice(0, 8), '--resolve', 'not-run', '--note', 'checked')}\`, then \`${callCommand(server, record.operation.name, record.operation.arguments)} --answers answers.json\`, with answers.json shaped like (replace every "fill in" placeholder):`);
           ctx.stderr.write(`${safeJson(cleanForTerminal(answersTemplate(inputRequests, [])), 2)}\n`);
         }
       }
@@ -181,7 +184,7 @@ export function present(ctx: Context, outcome: Outcome): void {
 function presentFailure(ctx: Context, f: TaskFailure): void {
   const { target, error } = f;
   if (ctx.json) presentError(ctx, error, { taskId: target.taskId, server: target.entry.name });
-  else ctx.stderr.write(`mcp-tasks: ${safeName(target.record.operation.name)} (${shortTaskId(target.taskId)}): ${sanitize(error.message)}\n  next: ${sanitize(asInvoked(error.next, ctx.invocation))}\n`);
+  else ctx.stderr.write(`mcp-tasks: ${safeName(target.record.operation.name)} (${shortTaskId(target.taskId)}): ${sanitize(error.message)}\n  next: ${sanitize(renderHint(error.next, ctx.invocation))}\n`);
 }
 
 function presentReport(ctx: Context, r: TaskReport): void {
@@ -189,7 +192,7 @@ function presentReport(ctx: Context, r: TaskReport): void {
   const { target, end } = r;
   const snapshot = end.snapshot;
   const ref = refFor(target);
-  const err = (line: string) => ctx.stderr.write(`${asInvoked(line, ctx.invocation)}\n`);
+  const err = (line: string | Hint) => ctx.stderr.write(`${renderHint(line, ctx.invocation)}\n`);
 
   if (end.kind === 'observed') {
     if (ctx.json) ctx.stdout.write(jsonLine({ ...taskJson(target.record, snapshot), ...(r.jsonExtra ?? {}) }));
@@ -231,16 +234,16 @@ function presentReport(ctx: Context, r: TaskReport): void {
         err(`The task is waiting for input:`);
         err(renderInputRequests(snapshot.inputRequests, st, [target.taskId, snapshot.taskId]).trimEnd());
       }
-      if (ctx.interactive) err(`next: answer it with \`mcp-tasks answer ${ref}\`; the task stays on the server until then.`);
+      if (ctx.interactive) err(hint`next: answer it with \`${cmd('answer', ref)}\`; the task stays on the server until then.`);
       else for (const line of scriptedAnswerHint(ref, snapshot?.inputRequests ?? {}, target.record.inputKeysAnswered)) err(line);
       break;
     case 'timeout':
       err(`mcp-tasks: still ${snapshot?.status ?? 'running'} when --timeout was reached; the handle is kept.`);
-      err(`  next: \`mcp-tasks watch ${ref}\` to keep following it, or \`mcp-tasks cancel ${ref}\` to stop it.`);
+      err(hint`  next: \`${cmd('watch', ref)}\` to keep following it, or \`${cmd('cancel', ref)}\` to stop it.`);
       break;
     case 'interrupted':
       err(`mcp-tasks: interrupted; the task keeps running on the server and its handle is kept.`);
-      err(`  next: \`mcp-tasks watch ${ref}\` to follow it again.`);
+      err(hint`  next: \`${cmd('watch', ref)}\` to follow it again.`);
       break;
     case 'lost':
       err(`mcp-tasks: task lost: ${end.reason}. Its outcome was not observed; do not assume it succeeded.`);
@@ -252,12 +255,12 @@ function presentReport(ctx: Context, r: TaskReport): void {
       const name = safeName(target.record.operation.name);
       if (end.sent) err(`mcp-tasks: task ${ref} (${name}) is not visible with this sign-in: server "${target.entry.name}" does not know it under ${current}, and it was created under ${created}. It is not marked lost.`);
       else err(`mcp-tasks: task ${ref} (${name}) was created under ${created}; the stored sign-in for server "${target.entry.name}" is ${current}, so its handle was not sent.`);
-      err(`  next: \`mcp-tasks server login ${target.entry.name}\` as the account that created it, then \`mcp-tasks get ${ref}\`.`);
+      err(hint`  next: \`${cmd('server', 'login', target.entry.name)}\` as the account that created it, then \`${cmd('get', ref)}\`.`);
       break;
     }
     case 'unreachable':
       err(`mcp-tasks: server "${target.entry.name}" unreachable: ${end.reason}. The handle is kept.`);
-      err(`  next: \`mcp-tasks watch ${ref}\` once the server is back.`);
+      err(hint`  next: \`${cmd('watch', ref)}\` once the server is back.`);
       break;
   }
 }
@@ -271,38 +274,34 @@ export function stdioLifetimeWarning(entry: ServerEntry): string | undefined {
   return `warning: "${safeName(entry.name, 80)}" is a stdio server: mcp-tasks started its process for this call and ends it on exit, so the task lives only as long as that process unless the server keeps its tasks in a durable store; coming back to this handle later may find it lost. To follow the task to its end, run the call without --detach.`;
 }
 
-/** The same call as a command line that runs as printed (`mcp-tasks …`, rewritten where printed); arguments as --args-json. */
-export function callCommand(server: string, tool: string, args: Record<string, unknown>): string {
-  const json = Object.keys(args).length ? ` --args-json ${shellQuote(JSON.stringify(args))}` : '';
-  return `mcp-tasks call ${shellQuote(server)} ${shellQuote(tool)}${json}`;
+/** The same call as a command that runs as printed; arguments as --args-json. */
+export function callCommand(server: string, tool: string, args: Record<string, unknown>): Hint {
+  const json = Object.keys(args).length ? ['--args-json', shellQuote(JSON.stringify(args))] : [];
+  return cmd('call', shellQuote(server), shellQuote(tool), ...json);
 }
 
 /** Under this, a detached task may be gone before anyone comes back: say so. */
 export const SHORT_TTL_MS = 15 * 60_000;
 
-/** `call --detach` with a short ttlMs: when the server may forget the task, and what to run before (as `mcp-tasks …`, rewritten where printed). */
-export function shortTtlWarning(snapshot: { ttlMs: number | null; createdAt: string }, ref: string): string | undefined {
+/** `call --detach` with a short ttlMs: when the server may forget the task, and what to run before. */
+export function shortTtlWarning(snapshot: { ttlMs: number | null; createdAt: string }, ref: string): Hint | undefined {
   if (snapshot.ttlMs === null || snapshot.ttlMs >= SHORT_TTL_MS) return undefined;
   const created = Date.parse(snapshot.createdAt);
   const until = Number.isFinite(created) ? ` (about ${new Date(created + snapshot.ttlMs).toISOString()})` : '';
   const secs = Math.round(snapshot.ttlMs / 1000);
   const span = secs >= 120 ? `${Math.round(secs / 60)} min` : `${secs} s`;
-  return `warning: the server keeps this task only ${span} after it was created${until}; its result is lost if nobody asks before then: \`mcp-tasks watch ${ref}\` (or \`mcp-tasks get ${ref}\` once it ends) stores it in the vault.`;
+  return hint`warning: the server keeps this task only ${span} after it was created${until}; its result is lost if nobody asks before then: \`${cmd('watch', ref)}\` (or \`${cmd('get', ref)}\` once it ends) stores it in the vault.`;
 }
 
-/**
- * Without a terminal: the commands that answer from a script (the task stays on the server until
- * then). Written as `mcp-tasks …` like every hint: the printer rewrites them to the invocation, once.
- */
-export function scriptedAnswerHint(ref: string, pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[]): string[] {
+/** Without a terminal: the commands that answer from a script (the task stays on the server until then). */
+export function scriptedAnswerHint(ref: string, pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[]): Hint[] {
   // Server text in a command line: only offered when it can be typed as printed (nothing stripped).
   const example = inlineExample(pending, answeredBefore);
   const inline = example?.every((part) => sanitize(part, { singleLine: true, maxLength: 10_000 }) === part) ? example : undefined;
-  const cmd = `mcp-tasks answer ${ref}`;
   return [
-    `next: answer it in a terminal with \`${cmd}\`; the task stays on the server until then. From a script:`,
-    ...(inline ? [`  inline (typed by the form): \`${cmd} ${inline.join(' ')}\``] : []),
-    `  from a file: \`${cmd} --template > answers.json\`, replace every "fill in" placeholder, then \`${cmd} --answers answers.json\``,
+    hint`next: answer it in a terminal with \`${cmd('answer', ref)}\`; the task stays on the server until then. From a script:`,
+    ...(inline ? [hint`  inline (typed by the form): \`${cmd('answer', ref, ...inline)}\``] : []),
+    hint`  from a file: \`${cmd('answer', ref, '--template')} > answers.json\`, replace every "fill in" placeholder, then \`${cmd('answer', ref, '--answers', 'answers.json')}\``,
   ];
 }
 
@@ -310,23 +309,23 @@ export function scriptedAnswerHint(ref: string, pending: Record<string, InputReq
  * The server keeps listing keys it was given (keys are unique for a task's lifetime): say so, and
  * the two ways on. Said alike by call, watch, answer and get. Keys are server text: sanitised.
  */
-export function relistedAdvice(ref: string, keys: readonly string[]): string[] {
+export function relistedAdvice(ref: string, keys: readonly string[]): Array<string | Hint> {
   const names = keys.map((k) => sanitize(k, { singleLine: true, maxLength: 80 }));
   const quoted = names.map((k) => `"${k}"`).join(', ');
-  const again = names.map((k) => `--again ${/^[A-Za-z0-9_.-]+$/.test(k) ? k : JSON.stringify(k)}`).join(' ');
+  const again = names.flatMap((k) => ['--again', /^[A-Za-z0-9_.-]+$/.test(k) ? k : JSON.stringify(k)]);
   return [
     `mcp-tasks: the server keeps asking for ${quoted}, already answered; mcp-tasks answers a key once, so waiting longer would wait forever.`,
-    `  next: \`mcp-tasks cancel ${ref}\` to stop the task, or \`mcp-tasks answer ${ref} ${again}\` to send a new answer on purpose.`,
+    hint`  next: \`${cmd('cancel', ref)}\` to stop the task, or \`${cmd('answer', ref, ...again)}\` to send a new answer on purpose.`,
   ];
 }
 
 /** Answered keys still listed, too soon to call stuck: say what was seen, and how to look again. */
-function awaitingAdvice(ref: string, keys: readonly string[], answeredAt: string | undefined, now: number): string[] {
+function awaitingAdvice(ref: string, keys: readonly string[], answeredAt: string | undefined, now: number): Array<string | Hint> {
   const quoted = keys.map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
   const when = answeredAt ? ` ${ago(answeredAt, now)}` : '';
   return [
     `mcp-tasks: ${quoted} was answered${when}; the server still lists it, and may not have taken the answer yet.`,
-    `  next: \`mcp-tasks watch ${ref}\` follows the task (and says so if the server keeps asking), or \`mcp-tasks get ${ref}\` again in a little while.`,
+    hint`  next: \`${cmd('watch', ref)}\` follows the task (and says so if the server keeps asking), or \`${cmd('get', ref)}\` again in a little while.`,
   ];
 }
 
@@ -345,10 +344,10 @@ function presentInterrupted(ctx: Context, waiting: TaskReport[], active: boolean
   const refOf = (r: TaskReport) => `${refFor(r.target)} (${safeName(r.target.record.operation.name, 80)})`;
   const input = waiting.filter((r) => r.end.kind === 'needs-input' || r.end.snapshot?.status === 'input_required');
   const running = waiting.filter((r) => !input.includes(r));
-  const lines = ['mcp-tasks: interrupted; every task keeps running on the server and its handle is kept.'];
-  if (input.length) lines.push(`  waiting for input: ${input.map(refOf).join(', ')}`);
-  if (running.length) lines.push(`  still running: ${running.map(refOf).join(', ')}`);
-  const resume = active ? `${ctx.invocation} watch --active` : `${ctx.invocation} watch ${waiting.map((r) => refFor(r.target)).join(' ')}`;
-  lines.push(`  next: \`${resume}\` to follow ${waiting.length === 1 ? 'it' : 'them'} again${input.length ? ` (or \`${ctx.invocation} answer ${refFor(input[0]!.target)}\` for one)` : ''}.`);
-  ctx.stderr.write(`${lines.join('\n')}\n`);
+  stderrLine(ctx, 'mcp-tasks: interrupted; every task keeps running on the server and its handle is kept.');
+  if (input.length) stderrLine(ctx, `  waiting for input: ${input.map(refOf).join(', ')}`);
+  if (running.length) stderrLine(ctx, `  still running: ${running.map(refOf).join(', ')}`);
+  const resume = active ? cmd('watch', '--active') : cmd('watch', ...waiting.map((r) => refFor(r.target)));
+  const one = input.length ? hint` (or \`${cmd('answer', refFor(input[0]!.target))}\` for one)` : '';
+  stderrLine(ctx, hint`  next: \`${resume}\` to follow ${waiting.length === 1 ? 'it' : 'them'} again${one}.`);
 }

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError } from '../../errors.js';
 import { defaultDemoStore } from '../../home.js';
 import { sayOn, streamLine } from '../../output/notes.js';
+import { cmd, hint } from '../../hint.js';
 
 export interface DemoServerOptions {
   http?: string;
@@ -22,7 +23,7 @@ export async function runDemoServer(opts: DemoServerOptions, ctx: Context): Prom
   try {
     faults = parseFaults(opts.fault ?? []);
   } catch (err) {
-    throw usageError((err as Error).message, 'See `mcp-tasks demo-server --help` for the fault names.');
+    throw usageError((err as Error).message, hint`See \`${cmd('demo-server', '--help')}\` for the fault names.`);
   }
   const storePath = opts.store ?? defaultDemoStore(ctx.home);
   let store;

@@ -24,6 +24,7 @@ import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
+import { cmd, hint, type Hint } from '../../hint.js';
 
 export const SCHEMA_VERSION = 1;
 const SCRYPT_N = 2 ** 14;
@@ -126,7 +127,7 @@ export class PgHandleStore implements HandleStore {
     return redactStoreUrl(this.url);
   }
 
-  private fail(message: string, next: string): never {
+  private fail(message: string, next: string | Hint): never {
     throw new VaultError({ reason: 'team-store', next }, message);
   }
 
@@ -137,9 +138,9 @@ export class PgHandleStore implements HandleStore {
     const what = [e.code, e.message].filter(Boolean).join(' ') || String(err);
     const why = what.replace(/\s+/g, ' ').slice(0, 300);
     if (e.code === '28P01' || e.code === '28000') this.fail(`the team store ${this.shown} refused the database login (${why})`, 'Check the user and password in MCP_TASKS_STORE (or PGPASSWORD / ~/.pgpass); nothing was changed.');
-    if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, 'Create the database (or fix its name in MCP_TASKS_STORE), then run `mcp-tasks store init`.');
-    if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, 'Run `mcp-tasks store init` once (safe to run from every CI job), then retry.');
-    this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, 'Check that the database is up and MCP_TASKS_STORE is right (`mcp-tasks store status`); unset MCP_TASKS_STORE to use the local vault instead.');
+    if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, hint`Create the database (or fix its name in MCP_TASKS_STORE), then run \`${cmd('store', 'init')}\`.`);
+    if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
+    this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, hint`Check that the database is up and MCP_TASKS_STORE is right (\`${cmd('store', 'status')}\`); unset MCP_TASKS_STORE to use the local vault instead.`);
   }
 
   private teamKey(): string {
@@ -192,7 +193,7 @@ export class PgHandleStore implements HandleStore {
     const keys = deriveKeys(master);
     const check = openBytes(keys.record, meta.key_check, 'key-check');
     if (!check || check.toString('utf8') !== CHECK_TEXT) {
-      this.fail(`the team store ${this.shown} cannot be opened: MCP_TASKS_TEAM_KEY is not the key it was created with; nothing was changed`, 'Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran `mcp-tasks store init`).');
+      this.fail(`the team store ${this.shown} cannot be opened: MCP_TASKS_TEAM_KEY is not the key it was created with; nothing was changed`, hint`Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran \`${cmd('store', 'init')}\`).`);
     }
     return keys;
   }
@@ -202,7 +203,7 @@ export class PgHandleStore implements HandleStore {
       this.teamKey();
       this.keys = this.with(async (c) => {
         const meta = await this.readMeta(c);
-        if (!meta) this.fail(`the team store ${this.shown} has no mcp-tasks schema yet`, 'Run `mcp-tasks store init` once (safe to run from every CI job), then retry.');
+        if (!meta) this.fail(`the team store ${this.shown} has no mcp-tasks schema yet`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
         return this.openKeys(meta);
       });
       // A failure is not cached: the next call asks again (a database back from a restart).
