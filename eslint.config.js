@@ -1,5 +1,6 @@
 // ESLint (flat config) with typescript-eslint. Type-aware rules are limited to the promise
-// rules that catch real bugs in a CLI that must never drop an in-flight request. The layering is
+// rules that catch real bugs in a CLI that must never drop an in-flight request, and the two that
+// keep a hint object out of plain strings in src/. The layering is
 // scripts/check-architecture.mjs's alone; the one import rule here flags a heavy module imported
 // straight into the --help path while typing (the checker follows that path transitively).
 import js from '@eslint/js';
@@ -27,6 +28,15 @@ export default defineConfig(
       // A terminal sanitizer matches control characters by design.
       'no-control-regex': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // A hint (src/hint.ts) is an object: rendered with renderHint or nested in hint`…`, never put
+    // into a plain template or added to a string, where it would print "[object Object]".
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowAny: true, allowBoolean: true, allowNullish: true, allowNumber: true, allowRegExp: true }],
+      '@typescript-eslint/restrict-plus-operands': ['error', { allowAny: true, allowNumberAndString: true }],
     },
   },
   // Layer order, purity of tasks/ and protocol/ and the process global: scripts/check-architecture.mjs.

@@ -29,8 +29,9 @@
 //   core      tasks/ protocol/ fs/ context.ts   pure lifecycle, the wire format, atomic files and
 //                                               process facts, the Context's shapes (no builder)
 //   leaves    errors.ts home.ts invocation.ts   small facts everyone may read: the exit-code table,
-//             version.ts package-root.ts        the home directory, how the user invoked us, the
-//             open-url.ts bundle-resolve.ts     version, the browser opener, the bundle's resolver
+//             hint.ts version.ts                the home directory, how the user invoked us, the
+//             package-root.ts open-url.ts       next steps with commands in them, the version, the
+//             bundle-resolve.ts                 browser opener, the bundle's resolver
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +47,7 @@ export const FLOORS = [
   { name: 'adapters', units: ['connection/', 'output/', 'prompts/', 'demo/'] },
   { name: 'stores', units: ['vault/', 'servers/'] },
   { name: 'core', units: ['tasks/', 'protocol/', 'fs/', 'context.ts'] },
-  { name: 'leaves', units: ['errors.ts', 'home.ts', 'invocation.ts', 'version.ts', 'package-root.ts', 'open-url.ts', 'bundle-resolve.ts'] },
+  { name: 'leaves', units: ['errors.ts', 'home.ts', 'invocation.ts', 'hint.ts', 'version.ts', 'package-root.ts', 'open-url.ts', 'bundle-resolve.ts'] },
 ];
 
 /** The imports allowed between two units of one floor, each with its reason. Anything else on a floor is independent. */
@@ -58,6 +59,8 @@ const SIDEWAYS = [
   ['tasks/', 'protocol/', 'the lifecycle reads the wire constants and errors'],
   ['protocol/', 'tasks/', 'the wire codec produces the lifecycle snapshot'],
   ['version.ts', 'package-root.ts', 'the version is read from package.json'],
+  ['errors.ts', 'hint.ts', "an error's next step is a hint"],
+  ['invocation.ts', 'hint.ts', 'the script path is quoted as a command word is'],
 ];
 
 /**

@@ -1,4 +1,5 @@
 // Typed errors carry intent; exitCodeOf (app/exit-code.ts) turns them into the contract's exit codes.
+import { cmd, hint, type Hint } from './hint.js';
 
 /** The exit codes of docs/reference.md (the CLI contract). */
 export const ExitCode = {
@@ -55,7 +56,8 @@ export class CliError extends Error {
   constructor(
     readonly kind: ErrorKind,
     message: string,
-    readonly next: string,
+    /** Rendered with the invocation where it is printed (renderHint). */
+    readonly next: string | Hint,
     exitCode?: ExitCodeValue,
   ) {
     super(message);
@@ -64,4 +66,4 @@ export class CliError extends Error {
   }
 }
 
-export const usageError = (message: string, next = 'Run `mcp-tasks --help` for usage.') => new CliError('usage', message, next);
+export const usageError = (message: string, next: string | Hint = hint`Run \`${cmd('--help')}\` for usage.`) => new CliError('usage', message, next);

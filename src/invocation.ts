@@ -1,18 +1,11 @@
 // How the user started mcp-tasks, so every printed command runs as it is when pasted: `npx
 // mcp-tasks` under npx, `mcp-tasks` when that is on PATH, else `node <the script>`. Decided once
-// (Context.invocation); hints written without a Context say `mcp-tasks …` and are rewritten
-// with asInvoked() where they are printed.
+// (Context.invocation); a hint (hint.ts) prints each of its commands with it.
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { shellQuote } from './hint.js';
 
 export const PROGRAM = 'mcp-tasks';
-
-/** The subcommands: only `mcp-tasks <one of these>` is a command to rewrite, not prose ("mcp-tasks never…"). */
-const SUBCOMMANDS = ['--help', 'call', 'get', 'watch', 'answer', 'cancel', 'list', 'show', 'recover', 'prune', 'export', 'import', 'server', 'vault', 'tools', 'demo-server', 'completion', 'help'];
-const COMMAND_MENTION = new RegExp(`(^|[\\s\`(:'"])${PROGRAM} (?=(?:${SUBCOMMANDS.join('|')})(?![\\w-]))`, 'g');
-
-const SAFE_WORD = /^[A-Za-z0-9_./:@%+=,-]+$/;
-export const shellQuote = (s: string) => (SAFE_WORD.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function onPath(env: NodeJS.ProcessEnv, script: string): boolean {
   const real = (p: string) => {
@@ -51,10 +44,4 @@ export function localCommand(env: NodeJS.ProcessEnv, script: string | undefined)
   if (!script) return PROGRAM;
   if (!underNpx(env) && onPath(env, script)) return PROGRAM;
   return `node ${shellQuote(resolve(dirname(script), basename(script)))}`;
-}
-
-/** Rewrite every `mcp-tasks <subcommand>` in a hint to the command as invoked. */
-export function asInvoked(text: string, invocation: string): string {
-  if (invocation === PROGRAM) return text;
-  return text.replace(COMMAND_MENTION, (_m, lead: string) => `${lead}${invocation} `);
 }

@@ -11,6 +11,7 @@ import { exitCodeOf } from './app/exit-code.js';
 import { presentError, presentUnexpected } from './output/present-error.js';
 import { explainOptionLikeRef, optionLikeRefBeforeParse } from './cli/option-like-ref.js';
 import { detectInvocation, localCommand } from './invocation.js';
+import { cmd, hint, renderHint } from './hint.js';
 import { resolveHome } from './home.js';
 
 /** The commands that read or write the handle store (the others never open it). */
@@ -21,7 +22,9 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let exitCode: number = ExitCode.Ok;
   const makeContext = (g: GlobalOptions) => (ctx = buildContext(g, io));
   // A usage error's next step, decided once it happens: `<as invoked> <the command> --help`.
-  const helpCommand = () => `${detectInvocation(io.env, io.script)} ${[...commandPath(program, argv), '--help'].join(' ')}`;
+  const invocation = () => detectInvocation(io.env, io.script);
+  const helpCommand = () => cmd(...commandPath(program, argv), '--help');
+  const seeUsage = () => renderHint(hint`  next: \`${helpCommand()}\` shows the usage\n`, invocation());
   const program = buildProgram(
     VERSION,
     makeContext,
@@ -29,12 +32,12 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => write(`${explainOptionLikeRef(s, argv)}  next: \`${helpCommand()}\` shows the usage\n`),
+      outputError: (s, write) => write(`${explainOptionLikeRef(s, argv, invocation())}${seeUsage()}`),
       getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
       getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
     },
     {},
-    { invocation: () => detectInvocation(io.env, io.script), localCommand: () => localCommand(io.env, io.script) },
+    { invocation, localCommand: () => localCommand(io.env, io.script) },
   );
   // chalk only for an action whose output is coloured (a TTY or FORCE_COLOR): --json, pipes and --help never load it.
   program.hook('preAction', async (_program, action) => {
@@ -52,13 +55,13 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   }
   // A usage error printed on stderr as commander prints its own; with --json, also the error document.
   const usageExit = (printed: string): number => {
-    const usage = usageError(printed.trim().replace(/^error: /, ''), `Run \`${helpCommand()}\` for usage.`);
-    if (argv.includes('--json')) presentError({ json: true, verbose: false, stdout: io.stdout, stderr: io.stderr }, usage);
+    const usage = usageError(printed.trim().replace(/^error: /, ''), hint`Run \`${helpCommand()}\` for usage.`);
+    if (argv.includes('--json')) presentError({ json: true, verbose: false, stdout: io.stdout, stderr: io.stderr, invocation: invocation() }, usage);
     return exitCodeOf(usage);
   };
-  const pastedRef = optionLikeRefBeforeParse(argv, (flag) => optionTakesValue(program, flag));
+  const pastedRef = optionLikeRefBeforeParse(argv, (flag) => optionTakesValue(program, flag), invocation());
   if (pastedRef) {
-    io.stderr.write(`${pastedRef}  next: \`${helpCommand()}\` shows the usage\n`);
+    io.stderr.write(`${pastedRef}${seeUsage()}`);
     return usageExit(pastedRef);
   }
   try {
@@ -68,7 +71,7 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version exit 0; parse errors were already printed by commander on stderr.
       if (err.exitCode === 0) return ExitCode.Ok;
-      return usageExit(explainOptionLikeRef(err.message, argv));
+      return usageExit(explainOptionLikeRef(err.message, argv, invocation()));
     }
     return reportError(err, ctx ?? buildContext({}, io));
   } finally {

@@ -19,6 +19,7 @@ import { relistedKeys, stuckSinceAnswer } from '../tasks/input-stuck.js';
 import { DEFAULT_INPUT_STUCK_AFTER_MS } from '../tasks/poll.js';
 import { stuckPeriodFrom } from './follow.js';
 import { refFor } from '../output/present.js';
+import { cmd, hint, renderHint } from '../hint.js';
 
 export interface AnswerSource {
   /** Path of a JSON answers file, or - for stdin. */
@@ -85,8 +86,8 @@ export async function collectResponses(
   }
   const plan = planAnswers(pending, answeredBefore, { ...fromFile, ...(src.inline ?? {}) }, src.decline ?? [], src.cancel ?? []);
   if (plan.errors.length) {
-    const shape = src.ref ? `\`mcp-tasks answer ${src.ref} --template\` prints what each request asks` : 'the input requests above say what each one asks';
-    throw new CliError('invalid-input', `nothing was sent: ${plan.errors.map((e) => sanitize(e, { singleLine: true, maxLength: 300 })).join('; ')}`, `Fix the answers (${shape}) and answer again; nothing was sent, so that is safe.`);
+    const shape = src.ref ? hint`\`${cmd('answer', src.ref, '--template')}\` prints what each request asks` : 'the input requests above say what each one asks';
+    throw new CliError('invalid-input', `nothing was sent: ${plan.errors.map((e) => sanitize(e, { singleLine: true, maxLength: 300 })).join('; ')}`, hint`Fix the answers (${shape}) and answer again; nothing was sent, so that is safe.`);
   }
   const roots = entry.roots ?? [];
   const st = makeStyle(ctx.color);
@@ -107,7 +108,7 @@ export async function collectResponses(
       continue;
     }
     // A field the person left empty gets the form's default, as an answers file does.
-    const comeBack = src.ref ? `${ctx.invocation} answer ${src.ref}` : undefined;
+    const comeBack = src.ref ? renderHint(cmd('answer', src.ref), ctx.invocation) : undefined;
     const response = withFormDefaults(request, await askForInput({ prompter: ctx.prompter, st, write: writePromptText(ctx), header, platform: ctx.platform, env: ctx.env, comeBack, taskId: src.taskId }, key, request, roots));
     if (response === undefined) {
       left.push(key);

@@ -13,6 +13,7 @@ import { inDoubtRecords } from './in-doubt.js';
 import { report, type Outcome } from './outcomes.js';
 import { storedTerminal } from './with-task.js';
 import type { TaskTarget } from './task-target.js';
+import { cmd, hint } from '../hint.js';
 
 /** Longest key taken: a CI pipeline id and a step name fit many times over. */
 const MAX_KEY_LENGTH = 256;
@@ -72,7 +73,7 @@ export function decidePrior(prior: VaultRecord, entry: ServerEntry, tool: string
   throw new CliError(
     'in-doubt',
     `this operation was ${since} (operation ${prior.opId.slice(0, 8)}) and is in doubt: ${prior.reason ?? 'the request was sent but no handle came back'}; nothing was sent again`,
-    `Run \`mcp-tasks recover ${prior.opId.slice(0, 8)}\`: it tells what is known and the safe next step.`,
+    hint`Run \`${cmd('recover', prior.opId.slice(0, 8))}\`: it tells what is known and the safe next step.`,
     ExitCode.InDoubt,
   );
 }
@@ -88,7 +89,7 @@ export async function refuseIdenticalInDoubt(vault: HandleStore, probe: IntentOf
   throw new CliError(
     'in-doubt',
     `an identical call is in doubt: ${d.operation.name} with these arguments on server "${d.server.name}" (operation ${d.opId.slice(0, 8)}, submitted ${d.operation.submittedAt}) may have run; nothing was sent${doubts.length > 1 ? ` (${doubts.length} identical calls are in doubt)` : ''}`,
-    `Run \`mcp-tasks recover ${d.opId.slice(0, 8)}\` to see what is known and the safe next step; to send a second one on purpose, run the call again with --new.`,
+    hint`Run \`${cmd('recover', d.opId.slice(0, 8))}\` to see what is known and the safe next step; to send a second one on purpose, run the call again with --new.`,
     ExitCode.InDoubt,
   );
 }

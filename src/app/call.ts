@@ -22,6 +22,7 @@ import type { Say } from '../output/notes.js';
 import type { Outcome } from './outcomes.js';
 import type { HandleStore } from '../vault/handle-store.js';
 import type { VaultRecord } from '../vault/vault-record.js';
+import { cmd, hint, shellQuote } from '../hint.js';
 
 export interface CallOptions {
   argsJson?: string;
@@ -109,7 +110,7 @@ async function toolNamed(ctx: Context, session: TaskSession, entry: ServerEntry,
   const refused = session.refusedTools().find((r) => r.name === tool);
   if (refused) throw refusedToolError(server, refused);
   const names = tools.map((t) => safeName(t.name, 80)).slice(0, 15).join(', ') + (tools.length > 15 ? `, and ${tools.length - 15} more` : '');
-  throw new CliError('not-found', `server "${server}" has no tool "${tool}"${didYouMean(tool, tools.map((t) => safeName(t.name, 80)))}`, `Its tools: ${names || '(none)'}. See \`mcp-tasks tools ${server}\`.`);
+  throw new CliError('not-found', `server "${server}" has no tool "${tool}"${didYouMean(tool, tools.map((t) => safeName(t.name, 80)))}`, hint`Its tools: ${names || '(none)'}. See \`${cmd('tools', server)}\`.`);
 }
 
 /** The call's arguments, typed and checked against the tool's inputSchema before anything is sent. */
@@ -120,7 +121,7 @@ async function argumentsFor(ctx: Context, server: string, tool: string, pairs: s
     return args;
   } catch (err) {
     // The hint names this server, so it runs as printed.
-    if (err instanceof CliError && err.next === SEE_TOOL_ARGS) throw new CliError(err.kind, err.message, `Run \`mcp-tasks tools ${server} ${tool}\` to see the tool's arguments.`, err.exitCode);
+    if (err instanceof CliError && err.next === SEE_TOOL_ARGS) throw new CliError(err.kind, err.message, hint`Run \`${cmd('tools', server, shellQuote(tool))}\` to see the tool's arguments.`, err.exitCode);
     throw err;
   }
 }

@@ -3,6 +3,7 @@
 // CliError with the next step; the command waits for the end (a signal, stdin closed) and closes it.
 import type { Context } from '../context.js';
 import { CliError, usageError } from '../errors.js';
+import { cmd, hint } from '../hint.js';
 import { defaultDemoStore } from '../home.js';
 import { sayOn, streamLine, type Say } from '../output/notes.js';
 import type { HttpDemo } from '../demo/http-server.js';
@@ -48,7 +49,7 @@ async function openSurface(storePath: string, faultNames: string[]): Promise<Tas
   try {
     faults = parseFaults(faultNames);
   } catch (err) {
-    throw usageError((err as Error).message, 'See `mcp-tasks demo-server --help` for the fault names.');
+    throw usageError((err as Error).message, hint`See \`${cmd('demo-server', '--help')}\` for the fault names.`);
   }
   let store;
   try {

@@ -9,6 +9,7 @@ import type { TaskEnd, TaskScope } from './with-task.js';
 import { refFor } from '../output/present.js';
 import { sanitize } from '../output/sanitize.js';
 import { VaultError } from '../vault/vault-errors.js';
+import { cmd, hint, renderHint } from '../hint.js';
 
 export interface FollowOptions {
   timeoutMs?: number | undefined;
@@ -105,7 +106,7 @@ export async function followTask(scope: TaskScope, opts: FollowOptions = {}): Pr
               const keys = Object.keys(s.inputRequests ?? {}).map((k) => `"${sanitize(k, { singleLine: true, maxLength: 80 })}"`).join(', ');
               progress.say(
                 `the server still lists ${keys} ${Math.round(forMs / 1000)} s after it was handled; mcp-tasks never answers a key twice. ` +
-                `If it stays like this, the server did not take the answer: \`${ctx.invocation} cancel ${refFor(target)}\` stops the task.`,
+                renderHint(hint`If it stays like this, the server did not take the answer: \`${cmd('cancel', refFor(target))}\` stops the task.`, ctx.invocation),
               );
             },
           }
@@ -132,7 +133,7 @@ async function observeOrWarn(scope: TaskScope, s: TaskSnapshot, terminal: boolea
     const ref = refFor(scope.target);
     scope.warn(
       terminal
-        ? `warning: the vault could not store this result (${why}); it is printed all the same, and the handle is kept (the record stays active): once the vault is writable, \`mcp-tasks get ${ref}\` fetches the result again and stores it.`
+        ? hint`warning: the vault could not store this result (${why}); it is printed all the same, and the handle is kept (the record stays active): once the vault is writable, \`${cmd('get', ref)}\` fetches the result again and stores it.`
         : `warning: the vault could not record the task's progress (${why}); the handle is kept, and following goes on.`,
     );
   }

@@ -13,6 +13,7 @@ import { lostReasonOf, type SessionResume, type TaskSession } from '../session/t
 import { ServerStore } from '../servers/server-store.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import type { VaultRecord } from '../vault/vault-record.js';
+import { cmd, hint } from '../hint.js';
 
 async function listAll(session: TaskSession, ctx: Context, into: Map<string, TaskSnapshot>): Promise<void> {
   let cursor: string | undefined;
@@ -38,7 +39,7 @@ export async function listRemote(ctx: Context, vault: HandleStore, server: strin
   const fresh = await openSession(ctx, entry).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
   try {
     if (fresh.taskListUnavailable) {
-      throw new CliError('invalid-input', `server "${server}" lists no tasks: ${fresh.taskListUnavailable}`, `\`mcp-tasks list --server ${server}\` shows the tasks this vault holds for it.`);
+      throw new CliError('invalid-input', `server "${server}" lists no tasks: ${fresh.taskListUnavailable}`, hint`\`${cmd('list', '--server', server)}\` shows the tasks this vault holds for it.`);
     }
     await listAll(fresh, ctx, found).catch((err: unknown) => Promise.reject(toCliError(err, server) ?? err));
   } finally {

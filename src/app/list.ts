@@ -12,6 +12,7 @@ import { reportedPhase } from '../vault/writer.js';
 import { parseLabels } from './labels.js';
 import type { HandleStore } from '../vault/handle-store.js';
 import { safeJson } from '../output/sanitize.js';
+import { cmd, hint } from '../hint.js';
 
 export interface ListOptions {
   server?: string;
@@ -90,7 +91,7 @@ async function refreshRecords(ctx: Context, records: VaultRecord[]): Promise<{ r
  * the same filters and of any phase (a task that ends is news), until the interrupt.
  */
 export async function followList(ctx: Context, vault: HandleStore, opts: ListOptions, shown: (rec: VaultRecord) => void): Promise<void> {
-  if (!vault.follow) throw new CliError('usage', 'list --follow follows the team store, and MCP_TASKS_STORE is not set', 'Set MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY to follow what other machines add or change, or use `mcp-tasks watch --active` on this vault.');
+  if (!vault.follow) throw new CliError('usage', 'list --follow follows the team store, and MCP_TASKS_STORE is not set', hint`Set MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY to follow what other machines add or change, or use \`${cmd('watch', '--active')}\` on this vault.`);
   const keep = recordFilter({ ...opts, all: true }, ctx.env, () => ctx.now());
   await vault.follow((rec) => {
     if (keep(rec)) shown(rec);
@@ -145,6 +146,6 @@ function damagedRow(r: ListingRow): ListedRow {
 /** `show <ref>`: one record as the store holds it. */
 export async function showRecord(vault: HandleStore, ref: string): Promise<RecordShown> {
   const record = await vault.resolve(ref);
-  if (!record) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
+  if (!record) throw new CliError('not-found', `no task in the vault matches "${ref}"`, hint`Run \`${cmd('list', '--all')}\`.`);
   return { kind: 'record-shown', record };
 }

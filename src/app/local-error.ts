@@ -2,11 +2,11 @@
 // kind and the safe next step. The layers below say what went wrong, with the facts; the next
 // step names mcp-tasks commands and flags, which only this edge knows. Messages are kept as thrown.
 import { CliError } from '../errors.js';
-import { shellQuote } from '../invocation.js';
 import { markNotSent, wasNotSent } from '../protocol/remote-errors.js';
 import { AmbiguousRefError, VaultError, type VaultFailure } from '../vault/vault-errors.js';
 import { ServerConfigError, type ServerConfigFailure } from '../servers/server-errors.js';
 import { InterruptedBeforeSendError, MissingSecretError, PlainHttpRefusedError, RefusedToolError, SignInError, SignInFileError, type SignInFailure } from '../connection/connection-errors.js';
+import { cmd, hint, shellQuote, type Hint } from '../hint.js';
 
 /** The CliError a typed local failure is shown as, or undefined for anything else. */
 export function toLocalCliError(err: unknown): CliError | undefined {
@@ -22,7 +22,7 @@ function localCliError(err: unknown): CliError | undefined {
   if (err instanceof SignInError) return new CliError(err.failure.reason === 'interrupted' ? 'interrupted' : 'auth', err.message, signInNext(err.failure));
   if (err instanceof SignInFileError) {
     const f = err.failure;
-    const next = f.reason === 'key' ? f.key.next : f.reason === 'unreadable' ? 'Check the permissions of your mcp-tasks home.' : `Run \`mcp-tasks server logout ${f.server}\`, then \`mcp-tasks server login ${f.server}\`.`;
+    const next = f.reason === 'key' ? f.key.next : f.reason === 'unreadable' ? 'Check the permissions of your mcp-tasks home.' : hint`Run \`${cmd('server', 'logout', f.server)}\`, then \`${cmd('server', 'login', f.server)}\`.`;
     return new CliError('vault', err.message, next);
   }
   if (err instanceof MissingSecretError) return new CliError('auth', err.message, `Export ${err.variable} in this shell, then retry.`);
@@ -34,7 +34,7 @@ function localCliError(err: unknown): CliError | undefined {
   return undefined;
 }
 
-function vaultNext(f: VaultFailure): string {
+function vaultNext(f: VaultFailure): string | Hint {
   switch (f.reason) {
     case 'unreadable':
       return 'Check the permissions of your mcp-tasks home (it should be yours, mode 0700).';
@@ -51,7 +51,7 @@ function vaultNext(f: VaultFailure): string {
     case 'locked':
       return 'Wait for it to finish and retry; a lock left by a crashed process is taken over automatically.';
     case 'record-corrupt':
-      return `Restore it from a backup, or move it aside with \`mcp-tasks vault check --repair\` (it keeps the file; that one task's handle would be lost to the vault).`;
+      return hint`Restore it from a backup, or move it aside with \`${cmd('vault', 'check', '--repair')}\` (it keeps the file; that one task's handle would be lost to the vault).`;
     case 'no-space':
       return 'Free space on that file system, or point --home elsewhere.';
     case 'not-writable':
@@ -74,35 +74,35 @@ function serverConfigError(message: string, f: ServerConfigFailure): CliError {
     case 'not-json':
       return new CliError('invalid-input', message, 'Fix or move the file aside, then add the servers again.');
     case 'unknown-server':
-      return new CliError('not-found', message, `Known servers: ${f.known.join(', ')}. Add one with \`mcp-tasks server add ${f.name} --url <url>\`.`);
+      return new CliError('not-found', message, hint`Known servers: ${f.known.join(', ')}. Add one with \`${cmd('server', 'add', f.name, '--url', '<url>')}\`.`);
   }
 }
 
 /** Scopes as one shell word: double quotes when nothing in them is special to a shell inside them. */
 const quotedScope = (scope: string) => (/^[A-Za-z0-9 _./:@%+=,-]+$/.test(scope) ? `"${scope}"` : shellQuote(scope));
 
-function signInNext(f: SignInFailure): string {
+function signInNext(f: SignInFailure): string | Hint {
   const name = f.server;
   switch (f.reason) {
     case 'timeout':
-      return `Run \`mcp-tasks server login ${name}\` again and finish the sign-in in the browser (or pass --timeout).`;
+      return hint`Run \`${cmd('server', 'login', name)}\` again and finish the sign-in in the browser (or pass --timeout).`;
     case 'interrupted':
-      return `Run \`mcp-tasks server login ${name}\` again.`;
+      return hint`Run \`${cmd('server', 'login', name)}\` again.`;
     case 'machine-credentials-empty':
-      return `Run \`mcp-tasks server login ${name} --client-credentials\` again.`;
+      return hint`Run \`${cmd('server', 'login', name, '--client-credentials')}\` again.`;
     case 'refresh-lock-busy':
       return 'Wait for it to end, then retry.';
     case 'not-in-progress':
-      return `Run \`mcp-tasks server login ${name}\`.`;
+      return hint`Run \`${cmd('server', 'login', name)}\`.`;
     case 'still-refused':
-      if (f.scope) return `Ask the server's operator to grant your account the scopes ${quotedScope(f.scope)}, then run \`mcp-tasks server login ${name} --scope ${quotedScope(f.scope)}\` and retry.`;
-      return `Ask the server's operator which scopes it needs, then \`mcp-tasks server login ${name} --scope …\`.`;
+      if (f.scope) return hint`Ask the server's operator to grant your account the scopes ${quotedScope(f.scope)}, then run \`${cmd('server', 'login', name, '--scope', quotedScope(f.scope))}\` and retry.`;
+      return hint`Ask the server's operator which scopes it needs, then \`${cmd('server', 'login', name, '--scope', '…')}\`.`;
     case 'no-browser':
-      if (f.scope) return `Sign in again with the scopes the server asked for: \`mcp-tasks server login ${name} --scope ${quotedScope(f.scope)}\`, then retry.`;
-      return `Run \`mcp-tasks server login ${name}\` (in CI: \`server login ${name} --client-credentials\`), then retry.`;
+      if (f.scope) return hint`Sign in again with the scopes the server asked for: \`${cmd('server', 'login', name, '--scope', quotedScope(f.scope))}\`, then retry.`;
+      return hint`Run \`${cmd('server', 'login', name)}\` (in CI: \`${cmd('server', 'login', name, '--client-credentials')}\`), then retry.`;
     case 'redirect-port-busy':
-      return `Run \`mcp-tasks server login ${name}\`.`;
+      return hint`Run \`${cmd('server', 'login', name)}\`.`;
     case 'refused-by-authorization-server':
-      return `Check the account and the scopes asked for, then run \`mcp-tasks server login ${name}\` again.`;
+      return hint`Check the account and the scopes asked for, then run \`${cmd('server', 'login', name)}\` again.`;
   }
 }

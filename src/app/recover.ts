@@ -20,6 +20,7 @@ import { typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { inDoubtRecords } from './in-doubt.js';
 import { reportedPhase } from '../vault/writer.js';
 import { isUnknownTaskError } from '../session/task-session.js';
+import { cmd, hint } from '../hint.js';
 
 export type { ResubmitVerdict };
 
@@ -57,7 +58,7 @@ export type Resolution = 'completed' | 'not-run' | 'failed';
 async function resolveRecord(ctx: Context, vault: HandleStore, rec: VaultRecord, outcome: Resolution, note: string | undefined): Promise<Outcome> {
   const phase = reportedPhase(rec, ctx.now());
   if (phase !== 'in-doubt' && phase !== 'lost' && phase !== 'submitting') {
-    throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is ${rec.resolution ? `already resolved as ${rec.resolution.outcome}` : rec.phase}, not in doubt or lost: there is nothing to resolve`, rec.taskId || rec.resolution ? `\`mcp-tasks show ${typeableRef(rec)}\` shows what is known about it.` : '`mcp-tasks recover` lists the records in doubt.');
+    throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is ${rec.resolution ? `already resolved as ${rec.resolution.outcome}` : rec.phase}, not in doubt or lost: there is nothing to resolve`, rec.taskId || rec.resolution ? hint`\`${cmd('show', typeableRef(rec))}\` shows what is known about it.` : hint`\`${cmd('recover')}\` lists the records in doubt.`);
   }
   const at = new Date(ctx.now()).toISOString();
   const updated = await vault.update(rec.opId, (r) => {
@@ -91,31 +92,31 @@ export async function recover(ctx: Context, vault: HandleStore, opId: string | u
   const candidates = inDoubtRecords(await vault.query({ listedByDefault: true }), ctx.now());
 
   if (!opId) {
-    if (opts.resubmit || opts.attach !== undefined) throw new CliError('usage', `${opts.attach !== undefined ? '--attach' : '--resubmit'} needs the operation id of one in-doubt submission`, 'Run `mcp-tasks recover` to list them.');
+    if (opts.resubmit || opts.attach !== undefined) throw new CliError('usage', `${opts.attach !== undefined ? '--attach' : '--resubmit'} needs the operation id of one in-doubt submission`, hint`Run \`${cmd('recover')}\` to list them.`);
     return { kind: 'in-doubt-list', records: candidates.map((record) => ({ record, verdict: resubmitVerdict(record) })) };
   }
 
   // Refs as everywhere: an operation id or its prefix, a label value, a taskId or its prefix.
   const rec = await findRecord(vault, candidates, opId);
   if (opts.resolve !== undefined) {
-    if (!rec) throw new CliError('not-found', `no record in the vault matches "${opId}"`, 'Run `mcp-tasks recover` (in doubt) or `mcp-tasks list` (lost) to see them.');
+    if (!rec) throw new CliError('not-found', `no record in the vault matches "${opId}"`, hint`Run \`${cmd('recover')}\` (in doubt) or \`${cmd('list')}\` (lost) to see them.`);
     return resolveRecord(ctx, vault, rec, opts.resolve, opts.note);
   }
-  if (!rec) throw new CliError('not-found', `no in-doubt submission matches "${opId}"`, 'Run `mcp-tasks recover` to list them.');
+  if (!rec) throw new CliError('not-found', `no in-doubt submission matches "${opId}"`, hint`Run \`${cmd('recover')}\` to list them.`);
   // A verdict sticks: a record closed by hand is reported as closed, and sent again only on purpose.
   if (rec.resolution && !(opts.resubmit && opts.force)) {
     if (opts.resubmit || opts.attach !== undefined) {
-      throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} was resolved by hand as ${rec.resolution.outcome}; nothing was sent`, `To send it again on purpose: \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resubmit --force${forceConfirmation(ctx)}\`.`);
+      throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} was resolved by hand as ${rec.resolution.outcome}; nothing was sent`, hint`To send it again on purpose: \`${cmd('recover', rec.opId.slice(0, 8), '--resubmit', '--force', ...forceConfirmation(ctx))}\`.`);
     }
     return { kind: 'resolved-record', record: rec };
   }
   if (rec.taskId) {
     const ref = typeableRef(rec);
-    if (rec.phase === 'lost') throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is lost: ${rec.reason ?? 'the server no longer knows it'}`, `Check the server's own records for its effect, then close it with the one that fits:\n${resolveCommands('mcp-tasks', ref)}`, ExitCode.InDoubt);
-    throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is not in doubt: it has a task handle`, `Follow it with \`mcp-tasks watch ${ref}\`.`);
+    if (rec.phase === 'lost') throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is lost: ${rec.reason ?? 'the server no longer knows it'}`, hint`Check the server's own records for its effect, then close it with the one that fits:\n${resolveCommands(ref)}`, ExitCode.InDoubt);
+    throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is not in doubt: it has a task handle`, hint`Follow it with \`${cmd('watch', ref)}\`.`);
   }
   if (!rec.resolution && reportedPhase(rec, ctx.now()) !== 'in-doubt') {
-    throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is being submitted by a running process (operation ${rec.opId.slice(0, 8)}); nothing was sent`, 'Wait for that command to finish, then run `mcp-tasks recover` again.', ExitCode.InDoubt);
+    throw new CliError('invalid-input', `${rec.operation.name} on ${rec.server.name} is being submitted by a running process (operation ${rec.opId.slice(0, 8)}); nothing was sent`, hint`Wait for that command to finish, then run \`${cmd('recover')}\` again.`, ExitCode.InDoubt);
   }
   if (opts.attach !== undefined) return attach(ctx, vault, rec, readRef(ctx, opts.attach));
   const verdict = resubmitVerdict(rec);
@@ -131,11 +132,11 @@ export async function recover(ctx: Context, vault: HandleStore, opId: string | u
 async function confirmForced(ctx: Context, rec: VaultRecord, verdict: ResubmitVerdict, opts: RecoverOptions): Promise<{ kind: 'resubmit-declined' } | undefined> {
   const why = rec.resolution ? `it was resolved by hand as ${rec.resolution.outcome}` : verdict.why;
   if (!opts.force) {
-    throw new CliError('usage', `refusing to resubmit ${rec.operation.name}: ${why}`, `Check on the server whether the first request ran. If it did not, resubmit with \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resubmit --force${forceConfirmation(ctx)}\`.`);
+    throw new CliError('usage', `refusing to resubmit ${rec.operation.name}: ${why}`, hint`Check on the server whether the first request ran. If it did not, resubmit with \`${cmd('recover', rec.opId.slice(0, 8), '--resubmit', '--force', ...forceConfirmation(ctx))}\`.`);
   }
   if (!ctx.interactive && !opts.yes) {
     // --force is confirmed in a terminal; without one it is never taken as confirmation on its own.
-    throw new CliError('usage', `refusing to resubmit ${rec.operation.name} (${rec.server.name}): --force needs confirmation and there is no terminal to ask in; nothing was sent`, `If the first request did not run, confirm with \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resubmit --force --yes\`.`);
+    throw new CliError('usage', `refusing to resubmit ${rec.operation.name} (${rec.server.name}): --force needs confirmation and there is no terminal to ask in; nothing was sent`, hint`If the first request did not run, confirm with \`${cmd('recover', rec.opId.slice(0, 8), '--resubmit', '--force', '--yes')}\`.`);
   }
   if (!ctx.interactive) return undefined;
   const destructive = rec.operation.annotations?.destructiveHint !== false ? ' It may be DESTRUCTIVE.' : '';
@@ -176,7 +177,7 @@ async function attach(ctx: Context, vault: HandleStore, rec: VaultRecord, taskId
   ctx.redact(taskId);
   const held = await vault.resolve(taskId);
   if (held && held.taskId === taskId && held.server.name === rec.server.name) {
-    throw new CliError('invalid-input', `that taskId is already in the vault as ${typeableRef(held)} (${held.operation.name}); nothing was attached`, `If it is this operation's task, close the in-doubt record: \`mcp-tasks recover ${rec.opId.slice(0, 8)} --resolve completed --note "its task is ${typeableRef(held)}"\`.`);
+    throw new CliError('invalid-input', `that taskId is already in the vault as ${typeableRef(held)} (${held.operation.name}); nothing was attached`, hint`If it is this operation's task, close the in-doubt record: \`${cmd('recover', rec.opId.slice(0, 8), '--resolve', 'completed', '--note', `"its task is ${typeableRef(held)}"`)}\`.`);
   }
   const entry = entryFor(ctx, rec, 'attaching a task to it');
   const target: TaskTarget = { record: rec, persisted: true, entry, taskId };
@@ -187,7 +188,7 @@ async function attach(ctx: Context, vault: HandleStore, rec: VaultRecord, taskId
       snapshot = await session.getTask(taskId, { signal: ctx.interrupt });
     } catch (err) {
       if (isUnknownTaskError(err)) {
-        throw new CliError('not-found', `server "${rec.server.name}" does not know that taskId; nothing was attached and the record stays in doubt`, 'Check the id (it is the whole taskId, on stdin), or close the record once checked: `mcp-tasks recover ' + rec.opId.slice(0, 8) + '`.');
+        throw new CliError('not-found', `server "${rec.server.name}" does not know that taskId; nothing was attached and the record stays in doubt`, hint`Check the id (it is the whole taskId, on stdin), or close the record once checked: \`${cmd('recover', rec.opId.slice(0, 8))}\`.`);
       }
       throw toCliError(err, rec.server.name) ?? err;
     }

@@ -9,6 +9,7 @@ import { ServerStore, validateServerName } from '../servers/server-store.js';
 import { withServerName } from './remote-error.js';
 import { probeServer, TASKS_EXTENSION_ID } from '../session/open-session.js';
 import type { Outcome } from './outcomes.js';
+import { cmd, hint } from '../hint.js';
 
 export interface ServerAddOptions {
   url?: string;
@@ -111,7 +112,7 @@ export function buildEntry(name: string, opts: ServerAddOptions, command: string
     };
     return entry;
   }
-  if (!command.length) throw new CliError('invalid-input', 'a server needs --url <url> (HTTP) or a command after -- (stdio)', `e.g. mcp-tasks server add ${name} -- npx -y @modelcontextprotocol/server-everything`);
+  if (!command.length) throw new CliError('invalid-input', 'a server needs --url <url> (HTTP) or a command after -- (stdio)', hint`e.g. ${cmd('server', 'add', name, '--', 'npx', '-y', '@modelcontextprotocol/server-everything')}`);
   if (opts.header?.length || opts.bearerEnv) throw new CliError('invalid-input', '--header and --bearer-env apply to HTTP servers only', 'Pass secrets to a stdio server with --env KEY (passed through from your shell).');
   const env = parseEnv(opts.env ?? []);
   const entry: StdioServerEntry = {
@@ -129,10 +130,10 @@ export function buildEntry(name: string, opts: ServerAddOptions, command: string
 export async function addServer(ctx: Context, name: string, command: string[], opts: ServerAddOptions): Promise<Outcome> {
   const store = new ServerStore(ctx.home);
   const entry = buildEntry(name, opts, command);
-  if (store.find(name) && !opts.force) throw new CliError('invalid-input', `a server named "${name}" already exists`, `Pass --force to replace it, or \`mcp-tasks server remove ${name}\` first.`);
+  if (store.find(name) && !opts.force) throw new CliError('invalid-input', `a server named "${name}" already exists`, hint`Pass --force to replace it, or \`${cmd('server', 'remove', name)}\` first.`);
   await store.put(entry);
-  const signInNote = await (await import('./sign-in.js')).signInNoteForNewServer(entry);
-  return { kind: 'server-added', entry, signInNote };
+  const requiresSignIn = await (await import('./sign-in.js')).requiresSignIn(entry);
+  return { kind: 'server-added', entry, requiresSignIn };
 }
 
 export function listServers(ctx: Context): Outcome {
@@ -148,7 +149,7 @@ export async function showServer(ctx: Context, name: string): Promise<Outcome> {
 export async function removeServer(ctx: Context, name: string): Promise<Outcome> {
   validateServerName(name);
   const removed = await new ServerStore(ctx.home).remove(name);
-  if (!removed) throw new CliError('not-found', `no server named "${name}"`, 'Run `mcp-tasks server list`.');
+  if (!removed) throw new CliError('not-found', `no server named "${name}"`, hint`Run \`${cmd('server', 'list')}\`.`);
   (await import('../connection/oauth-store.js')).removeSignIn(ctx.home, name);
   return { kind: 'server-removed', name };
 }

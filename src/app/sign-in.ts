@@ -8,6 +8,7 @@ import { sanitize } from '../output/sanitize.js';
 import { ServerStore } from '../servers/server-store.js';
 import type { HttpServerEntry, ServerEntry } from '../servers/server-entry.js';
 import { describeSignIn, readSignIn, removeSignIn, type SignInRecord } from '../connection/oauth-store.js';
+import { cmd, hint } from '../hint.js';
 
 export interface SignInOptions {
   scope?: string;
@@ -60,9 +61,9 @@ function signInFailure(err: unknown, name: string): Error {
   if (local) return local;
   const e = err as Error & { cause?: { code?: string } };
   if (e instanceof TypeError && /fetch failed/.test(e.message)) {
-    return new CliError('unreachable', `cannot reach the server or its authorization server (server "${name}"): ${e.cause?.code ?? 'network error'}`, `Check the URL (\`mcp-tasks server show ${name}\`) and the network, then retry.`);
+    return new CliError('unreachable', `cannot reach the server or its authorization server (server "${name}"): ${e.cause?.code ?? 'network error'}`, hint`Check the URL (\`${cmd('server', 'show', name)}\`) and the network, then retry.`);
   }
-  return new CliError('auth', `sign-in to server "${name}" failed: ${sanitize(e?.message ?? String(err), { singleLine: true, maxLength: 400 })}`, `Check the server's sign-in settings, then run \`mcp-tasks server login ${name}\` again.`);
+  return new CliError('auth', `sign-in to server "${name}" failed: ${sanitize(e?.message ?? String(err), { singleLine: true, maxLength: 400 })}`, hint`Check the server's sign-in settings, then run \`${cmd('server', 'login', name)}\` again.`);
 }
 
 type SdkModule = typeof import('@modelcontextprotocol/client');
@@ -78,7 +79,7 @@ export async function signIn(ctx: Context, name: string, opts: SignInOptions): P
   const probe = await oauth.probeServerAuth(sdk, entry.url, plainHeaders(entry), 15_000, { metadataEvenIfAdmitted: true });
   ctx.debug(`sign-in probe: ${probe ? `HTTP ${probe.status}${probe.requiresSignIn ? ', sign-in asked for' : ''}` : 'no answer'}`);
   if (probe && !probe.requiresSignIn && probe.status !== undefined && probe.status < 400) {
-    throw new CliError('invalid-input', `server "${name}" does not ask for a sign-in (it answered without one and publishes no protected-resource metadata)`, `Use it as it is: \`mcp-tasks server check ${name}\`.`);
+    throw new CliError('invalid-input', `server "${name}" does not ask for a sign-in (it answered without one and publishes no protected-resource metadata)`, hint`Use it as it is: \`${cmd('server', 'check', name)}\`.`);
   }
   const scope = opts.scope ?? probe?.scope;
   const baseAuth: AuthParams = {
@@ -98,8 +99,8 @@ export async function signIn(ctx: Context, name: string, opts: SignInOptions): P
 /** What makes a sign-in pointless or impossible, before anything is asked of the server. */
 function refuseSignIn(ctx: Context, entry: HttpServerEntry, opts: SignInOptions): void {
   const name = entry.name;
-  if (ctx.storedAuthOnly) throw new CliError('auth', '--stored-auth-only never starts a sign-in', `Run \`mcp-tasks server login ${name}\` without --stored-auth-only.`);
-  if (entry.bearerEnv) throw new CliError('invalid-input', `server "${name}" takes a bearer token from $${entry.bearerEnv}; a sign-in would never be used`, `Re-add it without --bearer-env (\`mcp-tasks server add ${name} --url … --force\`), then sign in.`);
+  if (ctx.storedAuthOnly) throw new CliError('auth', '--stored-auth-only never starts a sign-in', hint`Run \`${cmd('server', 'login', name)}\` without --stored-auth-only.`);
+  if (entry.bearerEnv) throw new CliError('invalid-input', `server "${name}" takes a bearer token from $${entry.bearerEnv}; a sign-in would never be used`, hint`Re-add it without --bearer-env (\`${cmd('server', 'add', name, '--url', '…', '--force')}\`), then sign in.`);
   if (opts.clientMetadataUrl !== undefined) {
     let u: URL | undefined;
     try {
@@ -174,7 +175,7 @@ async function browserSignIn(ctx: Context, sdk: SdkModule, oauth: OAuthModule, e
         result = await sdk.auth(provider, { ...baseAuth, authorizationCode: p.get('code') ?? '', ...(p.get('iss') !== null ? { iss: p.get('iss')! } : {}) });
       });
     }
-    if (result !== 'AUTHORIZED') throw new CliError('auth', `the sign-in to server "${name}" did not complete`, `Run \`mcp-tasks server login ${name}\` again.`);
+    if (result !== 'AUTHORIZED') throw new CliError('auth', `the sign-in to server "${name}" did not complete`, hint`Run \`${cmd('server', 'login', name)}\` again.`);
   } finally {
     loopback.close();
   }
@@ -223,11 +224,11 @@ export function signInView(entry: ServerEntry, ctx: Context): Record<string, unk
   }
 }
 
-/** For `server add --url`: say so when the server asks for a sign-in. */
-export async function signInNoteForNewServer(entry: ServerEntry): Promise<string | undefined> {
-  if (entry.transport !== 'http' || entry.bearerEnv || Object.values(entry.headers ?? {}).some((v) => v.startsWith('env:'))) return undefined;
+/** For `server add --url`: whether the server asks for a sign-in. */
+export async function requiresSignIn(entry: ServerEntry): Promise<boolean> {
+  if (entry.transport !== 'http' || entry.bearerEnv || Object.values(entry.headers ?? {}).some((v) => v.startsWith('env:'))) return false;
   const sdk = await import('@modelcontextprotocol/client');
   const { probeServerAuth } = await import('../connection/oauth-provider.js');
   const probe = await probeServerAuth(sdk, entry.url, plainHeaders(entry), 5000);
-  return probe?.requiresSignIn ? `server ${entry.name} requires sign-in: run \`mcp-tasks server login ${entry.name}\`` : undefined;
+  return probe?.requiresSignIn === true;
 }

@@ -18,6 +18,7 @@ import { report, type InDoubt, type Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 import type { TaskTarget } from './task-target.js';
 import { askerHeader, collectResponses, inputHandler, relistedHandler, type AnswerSource } from './answering.js';
+import { cmd, hint, type Hint } from '../hint.js';
 
 export interface SubmitOptions extends AnswerSource {
   detach?: boolean | undefined;
@@ -149,7 +150,7 @@ async function unansweredInput(ctx: Context, vault: HandleStore, entry: ServerEn
     // request is dismissed when the session closes, but what the tool did before it asked stays
     // done. Not "nothing was started": the record stays, in doubt.
     await keepInDoubt(vault, record, () => OPEN_CALL_UNANSWERED, new Date(ctx.now()).toISOString());
-    const next = `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells whether resubmitting is safe (resubmit from a terminal, where the question can be answered) and how to close the record.`;
+    const next = hint`Check on server "${server}" whether ${tool} did anything, then run \`${cmd('recover', record.opId.slice(0, 8))}\`: it tells whether resubmitting is safe (resubmit from a terminal, where the question can be answered) and how to close the record.`;
     return { kind: 'in-doubt', record, server, reason: OPEN_CALL_UNANSWERED, next, inputRequests: outcome.inputRequests };
   }
   // The server asks before it creates any task (multi round-trip); nothing exists yet.
@@ -166,7 +167,7 @@ async function followCreatedTask(ctx: Context, session: TaskSession, vault: Hand
   const target: TaskTarget = { record, persisted: true, entry, taskId: task.taskId };
   ctx.redact(task.taskId);
   let scope = taskScope(ctx, session, vault, target);
-  const notes: string[] = [];
+  const notes: Array<string | Hint> = [];
   // The handle is on disk before anything is printed; if it cannot be, it is printed instead.
   try {
     await scope.observe(task);
@@ -211,7 +212,7 @@ async function roundRepeated(vault: HandleStore, record: VaultRecord, server: st
   const asked = `${tool} on server "${server}" asks again for ${names}, already answered in this call; mcp-tasks answers each round once`;
   if (callOpen) {
     await keepInDoubt(vault, record, () => OPEN_CALL_NOT_ANSWERED, at);
-    return new CliError('in-doubt', `${asked}, so the call stopped there`, `Check on server "${server}" whether ${tool} did anything, then run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`.`);
+    return new CliError('in-doubt', `${asked}, so the call stopped there`, hint`Check on server "${server}" whether ${tool} did anything, then run \`${cmd('recover', record.opId.slice(0, 8))}\`.`);
   }
   await vault.remove([record.opId]);
   return new CliError('protocol', `${asked}; nothing was started`, 'The server does not finish its multi round-trip; report it to its operator. Retrying later is safe.', ExitCode.Unreachable);
@@ -243,7 +244,7 @@ async function submissionFailed(ctx: Context, vault: HandleStore, record: VaultR
   const why = serverAnswerOf(err) ?? (err instanceof Error ? err.message : String(err));
   const reason = `the request was sent but no handle came back (${sanitize(why, { singleLine: true, maxLength: 300 })})`;
   await keepInDoubt(vault, record, () => reason, at);
-  const next = `Run \`mcp-tasks recover ${record.opId.slice(0, 8)}\`: it tells what is known, how to attach the task if you find it, and whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
+  const next = hint`Run \`${cmd('recover', record.opId.slice(0, 8))}\`: it tells what is known, how to attach the task if you find it, and whether resubmitting is safe${record.operation.idempotencyMeta ? ' (this server recognises the operation id, so a resubmission is deduplicated)' : ''}.`;
   return { kind: 'in-doubt', record, server, reason, next };
 }
 
@@ -260,7 +261,7 @@ async function keepInDoubt(vault: HandleStore, record: VaultRecord, reason: (r: 
     throw new CliError(
       'vault',
       `${record.operation.name}: the request was sent but no handle came back, and the vault could not record that (${sanitize(why, { singleLine: true, maxLength: 200 })})`,
-      `The record stays as "submitting" (operation ${record.opId.slice(0, 8)}); once the vault is writable, \`mcp-tasks recover\` lists it as in doubt. Do not simply run the same call again.`,
+      hint`The record stays as "submitting" (operation ${record.opId.slice(0, 8)}); once the vault is writable, \`${cmd('recover')}\` lists it as in doubt. Do not simply run the same call again.`,
     );
   }
 }
@@ -270,7 +271,7 @@ async function keepInDoubt(vault: HandleStore, record: VaultRecord, reason: (r: 
  * the record, with its handle, is written to this machine's local vault and marked for `store
  * push`, never only printed. Undefined when the local vault cannot take it either.
  */
-async function keepInLocalVault(ctx: Context, target: TaskTarget, task: TaskSnapshot, err: unknown): Promise<{ store: HandleStore; note: string } | undefined> {
+async function keepInLocalVault(ctx: Context, target: TaskTarget, task: TaskSnapshot, err: unknown): Promise<{ store: HandleStore; note: Hint } | undefined> {
   try {
     const local = openLocalStore(ctx);
     const rec = structuredClone(target.record);
@@ -281,7 +282,7 @@ async function keepInLocalVault(ctx: Context, target: TaskTarget, task: TaskSnap
     for (const k of Object.keys(target.record) as Array<keyof VaultRecord>) delete target.record[k];
     Object.assign(target.record, rec);
     const why = sanitize(err instanceof Error ? err.message : String(err), { singleLine: true, maxLength: 300 });
-    return { store: local, note: `warning: the team store could not take the handle (${why}); it is kept in the local vault (${ctx.home}) until \`mcp-tasks store push\` copies it there` };
+    return { store: local, note: hint`warning: the team store could not take the handle (${why}); it is kept in the local vault (${ctx.home}) until \`${cmd('store', 'push')}\` copies it there` };
   } catch {
     return undefined;
   }
@@ -300,6 +301,6 @@ function handleNotStored(entry: ServerEntry, record: VaultRecord, taskId: string
     `${tool} on server "${entry.name}" started task ${id}, but the vault could not store its handle (${sanitize(why, { singleLine: true, maxLength: 300 })}). This message holds the only copy of the taskId: keep it`,
     // The intent record is still there (submitting, then in doubt once this process is gone): the
     // handle is attached to it, keeping its operation, labels and key, never a second record.
-    `When the vault is writable again, attach the task to its submission: printf %s '${id}' | mcp-tasks recover ${record.opId.slice(0, 8)} --attach -`,
+    hint`When the vault is writable again, attach the task to its submission: printf %s '${id}' | ${cmd('recover', record.opId.slice(0, 8), '--attach', '-')}`,
   );
 }

@@ -14,9 +14,9 @@ import { originOf } from '../vault/origin.js';
 export { openLocalVault, openVault };
 import { sanitize } from '../output/sanitize.js';
 import { UNKNOWN_OPERATION, typeableRef, type VaultRecord } from '../vault/vault-record.js';
-import { shellQuote } from '../invocation.js';
 import type { ServerIdentity } from '../servers/server-entry.js';
 import type { TaskTarget } from '../output/outcomes.js';
+import { cmd, hint, shellQuote, type Hint } from '../hint.js';
 export type { TaskTarget };
 
 export interface TargetOptions {
@@ -35,8 +35,8 @@ export interface TargetOptions {
  * The command that adds a record's server under its name, when the record says enough to write it
  * (an HTTP URL); a stdio record keeps only a digest of its arguments.
  */
-export function serverAddCommand(name: string, identity: ServerIdentity): string | undefined {
-  return identity.kind === 'http' ? `mcp-tasks server add ${shellQuote(name)} --url ${shellQuote(identity.url)}` : undefined;
+export function serverAddCommand(name: string, identity: ServerIdentity): Hint | undefined {
+  return identity.kind === 'http' ? cmd('server', 'add', shellQuote(name), '--url', shellQuote(identity.url)) : undefined;
 }
 
 /** A vaulted task whose server is not configured here (an imported record): how to add it, with the URL the record holds. */
@@ -44,8 +44,8 @@ function serverNotHere(rec: VaultRecord, known: string[]): CliError {
   const add = serverAddCommand(rec.server.name, rec.server.identity);
   const others = known.length ? ` Known servers: ${known.join(', ')}.` : '';
   const next = add
-    ? `Add it where the task was created: \`${add}\`, then \`mcp-tasks get ${typeableRef(rec)}\`.${others}`
-    : `Add it as it was configured where the task was created (${describeIdentity(rec.server.identity)}): mcp-tasks server add ${rec.server.name} -- followed by that command.${others}`;
+    ? hint`Add it where the task was created: \`${add}\`, then \`${cmd('get', typeableRef(rec))}\`.${others}`
+    : hint`Add it as it was configured where the task was created (${describeIdentity(rec.server.identity)}): ${cmd('server', 'add', rec.server.name, '--')} followed by that command.${others}`;
   return new CliError('not-found', `no server named "${rec.server.name}" (this task was created on ${describeIdentity(rec.server.identity)})`, next);
 }
 
@@ -88,9 +88,9 @@ export function newRecord(entry: ServerEntry, home: string, operation: VaultReco
 }
 
 /** The configured servers' names, for a hint that names real ones. */
-function serverChoices(servers: ServerStore): string {
+function serverChoices(servers: ServerStore): string | Hint {
   const names = servers.list().map((e) => e.name);
-  if (names.length === 0) return 'with a server added first (`mcp-tasks server add`)';
+  if (names.length === 0) return hint`with a server added first (\`${cmd('server', 'add')}\`)`;
   return names.length === 1 ? names[0]! : `with one of: ${names.join(', ')}`;
 }
 
@@ -98,7 +98,7 @@ function serverChoices(servers: ServerStore): string {
 export function readRef(ctx: Context, ref: string): string {
   if (ref !== '-') return ref;
   const text = ctx.stdin.readAll().trim();
-  if (!text) throw new CliError('invalid-input', 'no taskId on stdin', 'Pipe the taskId in, e.g. `printf %s "$TASK" | mcp-tasks get - --server NAME`.');
+  if (!text) throw new CliError('invalid-input', 'no taskId on stdin', hint`Pipe the taskId in, e.g. \`printf %s "$TASK" | ${cmd('get', '-', '--server', 'NAME')}\`.`);
   return text;
 }
 
@@ -114,7 +114,7 @@ async function refuseBesideInDoubt(vault: HandleStore, server: string, nowMs: nu
   throw new CliError(
     'in-doubt',
     `a submission to server "${server}" is in doubt (${d.operation.name}, operation ${d.opId.slice(0, 8)}, submitted ${d.operation.submittedAt}); this taskId may be its task, so it was not added as a record of its own`,
-    `If it is that submission's task, attach it (the taskId on stdin): \`printf %s "$TASK_ID" | mcp-tasks recover ${d.opId.slice(0, 8)} --attach -\`. If it is another task, add it anyway with --save --new.`,
+    hint`If it is that submission's task, attach it (the taskId on stdin): \`printf %s "$TASK_ID" | ${cmd('recover', d.opId.slice(0, 8), '--attach', '-')}\`. If it is another task, add it anyway with --save --new.`,
     ExitCode.InDoubt,
   );
 }
@@ -135,7 +135,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
       throw new CliError(
         'in-doubt',
         `operation ${rec.opId.slice(0, 8)} (${rec.operation.name} on ${rec.server.name}) never received a task handle`,
-        `Run \`mcp-tasks recover ${rec.opId.slice(0, 8)}\` to see whether it is safe to resubmit.`,
+        hint`Run \`${cmd('recover', rec.opId.slice(0, 8))}\` to see whether it is safe to resubmit.`,
       );
     }
     if (!servers.find(rec.server.name)) throw serverNotHere(rec, servers.list().map((e) => e.name));
@@ -166,7 +166,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
     return { vault, target: { record: rec, persisted: true, entry, taskId: rec.taskId } };
   }
   if (!opts.server) {
-    throw new CliError('not-found', `no task in the vault matches "${rawRef === '-' ? '(stdin)' : rawRef}"`, `Run \`mcp-tasks list --all\` to see vaulted tasks, or, for a taskId that is not in the vault, pass --server ${serverChoices(servers)}.`);
+    throw new CliError('not-found', `no task in the vault matches "${rawRef === '-' ? '(stdin)' : rawRef}"`, hint`Run \`${cmd('list', '--all')}\` to see vaulted tasks, or, for a taskId that is not in the vault, pass --server ${serverChoices(servers)}.`);
   }
   const entry = servers.get(opts.server);
   if (opts.save && !opts.saveAnyway) await refuseBesideInDoubt(vault, entry.name, ctx.now());

@@ -7,6 +7,7 @@ import type { StoreInitialised, StorePushed, StoreStatus } from './outcomes.js';
 import { isTeamStoreUrl } from '../vault/open-store.js';
 import { LIST_JSON_ROWS, openLocalStore } from './open-vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
+import { cmd, hint } from '../hint.js';
 
 
 function teamUrl(ctx: Context, command: string): string {
@@ -65,7 +66,7 @@ export async function storePush(ctx: Context, refs: string[]): Promise<StorePush
     if (refs.length) {
       for (const ref of refs) {
         const r = await local.resolve(ref);
-        if (!r) throw new CliError('not-found', `no task in the local vault matches "${ref}"`, `Run \`mcp-tasks list --all\` with MCP_TASKS_STORE unset to see the local records.`);
+        if (!r) throw new CliError('not-found', `no task in the local vault matches "${ref}"`, hint`Run \`${cmd('list', '--all')}\` with MCP_TASKS_STORE unset to see the local records.`);
         if (!records.some((x) => x.opId === r.opId)) records.push(r);
       }
     } else records.push(...(await local.list()));

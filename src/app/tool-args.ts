@@ -6,6 +6,7 @@ import { CliError } from '../errors.js';
 import { argumentsMessage } from '../tasks/schema-message.js';
 import { safeName } from '../output/sanitize.js';
 import { closest } from '../output/did-you-mean.js';
+import { cmd, hint, type Hint } from '../hint.js';
 
 type Schema = {
   type?: string | string[];
@@ -19,9 +20,9 @@ type Schema = {
 };
 
 /** Said when the arguments do not fit; call.ts puts in the server's name. */
-export const SEE_TOOL_ARGS = 'Run `mcp-tasks tools SERVER` to see the tool\'s arguments.';
+export const SEE_TOOL_ARGS = hint`Run \`${cmd('tools', 'SERVER')}\` to see the tool's arguments.`;
 
-function invalid(message: string, next = SEE_TOOL_ARGS): CliError {
+function invalid(message: string, next: string | Hint = SEE_TOOL_ARGS): CliError {
   return new CliError('invalid-input', message, next);
 }
 

@@ -16,6 +16,7 @@ import type { HandleStore } from '../vault/handle-store.js';
 import type { Vault } from '../vault/vault.js';
 import type { StoreProblem } from '../vault/record-files.js';
 import type { VaultFinding } from './outcomes.js';
+import { cmd, hint, type Hint } from '../hint.js';
 
 export interface PruneOptions {
   /** Only records last updated before this long ago. */
@@ -48,7 +49,7 @@ export async function exportRecords(ctx: Context, vault: HandleStore, refs: stri
   const records: VaultRecord[] = [];
   for (const ref of refs) {
     const r = await vault.resolve(ref);
-    if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, 'Run `mcp-tasks list --all`.');
+    if (!r) throw new CliError('not-found', `no task in the vault matches "${ref}"`, hint`Run \`${cmd('list', '--all')}\`.`);
     if (!records.includes(r)) records.push(r);
   }
   // Handles travel, credentials do not: the receiving person reconnects with their own.
@@ -67,7 +68,7 @@ export async function importRecords(ctx: Context, vault: HandleStore, file: stri
   } catch (err) {
     throw new CliError('invalid-input', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Check the path.');
   }
-  if (!text.startsWith(BUNDLE_MAGIC)) throw new CliError('invalid-input', `${file} is not an mcp-tasks export bundle`, 'Create one with `mcp-tasks export <ref>... --out FILE`.');
+  if (!text.startsWith(BUNDLE_MAGIC)) throw new CliError('invalid-input', `${file} is not an mcp-tasks export bundle`, hint`Create one with \`${cmd('export', '<ref>...', '--out', 'FILE')}\`.`);
   const sealed = decodeSealed(Buffer.from(text.slice(BUNDLE_MAGIC.length).replace(/\s+/g, ''), 'base64'));
   if (!sealed) throw new CliError('invalid-input', `${file} is damaged (truncated or edited)`, 'Export it again.');
   let records: VaultRecord[];
@@ -84,7 +85,7 @@ export async function importRecords(ctx: Context, vault: HandleStore, file: stri
     const problem = recordProblem(rec);
     if (problem) {
       const opId = typeof (rec as { opId?: unknown } | null)?.opId === 'string' ? ` (${sanitize((rec as { opId: string }).opId, { singleLine: true, maxLength: 40 })})` : '';
-      throw new CliError('invalid-input', `${file}: record ${i + 1}${opId} is not a valid task record: ${sanitize(problem, { singleLine: true, maxLength: 200 })}; nothing was imported`, 'Export the tasks again from the source machine with `mcp-tasks export`.');
+      throw new CliError('invalid-input', `${file}: record ${i + 1}${opId} is not a valid task record: ${sanitize(problem, { singleLine: true, maxLength: 200 })}; nothing was imported`, hint`Export the tasks again from the source machine with \`${cmd('export')}\`.`);
     }
   }
   // Credentials never travel in a bundle: whoever imports reconnects with their own.
@@ -100,7 +101,7 @@ export async function importRecords(ctx: Context, vault: HandleStore, file: stri
   // Handles are bound to server identities: say which ones this machine cannot reach as-is.
   const servers = new ServerStore(ctx.home);
   const warnings: string[] = [];
-  const next: string[] = [];
+  const next: Hint[] = [];
   if (droppedSecrets) warnings.push(`${droppedSecrets} record(s) carried stored credentials; they were dropped (set the server's variables in this shell, or sign in)`);
   for (const name of new Set(records.map((r) => r.server.name))) {
     const rec = records.find((r) => r.server.name === name)!;
@@ -120,22 +121,22 @@ export interface VaultCheckOptions {
 }
 
 /** What to do about one finding, as `vault check` prints it (the safe next step first). */
-function finding(p: StoreProblem, repair: string): VaultFinding {
+function finding(p: StoreProblem, repair: Hint): VaultFinding {
   switch (p.kind) {
     case 'record-damaged':
-      return { problem: 'a record file is damaged, or sealed with another key (the task it held cannot be read)', path: p.path, next: `Restore that file from a backup (with the vault key it was sealed with), or move it aside: ${repair} (it keeps the file, in the vault's set-aside/ folder).` };
+      return { problem: 'a record file is damaged, or sealed with another key (the task it held cannot be read)', path: p.path, next: hint`Restore that file from a backup (with the vault key it was sealed with), or move it aside: ${repair} (it keeps the file, in the vault's set-aside/ folder).` };
     case 'record-unreadable':
-      return { problem: `a record file cannot be read (${p.code})`, path: p.path, next: `Check its owner and permissions (it should be yours, mode 0600), or move it aside: ${repair}.` };
+      return { problem: `a record file cannot be read (${p.code})`, path: p.path, next: hint`Check its owner and permissions (it should be yours, mode 0600), or move it aside: ${repair}.` };
     case 'set-aside-by-hand':
-      return { problem: 'a file set aside by hand is still among the record files (no record is read from it)', path: p.path, next: `${repair} moves it out of the vault's records and rebuilds the listing without it.` };
+      return { problem: 'a file set aside by hand is still among the record files (no record is read from it)', path: p.path, next: hint`${repair} moves it out of the vault's records and rebuilds the listing without it.` };
     case 'listing-unusable':
-      return { problem: 'the listing (what `list` reads) cannot be read', next: `${repair} rebuilds it from the record files (nothing in them is lost).` };
+      return { problem: 'the listing (what `list` reads) cannot be read', next: hint`${repair} rebuilds it from the record files (nothing in them is lost).` };
     case 'listing-row-without-record':
-      return { problem: 'the listing shows a record whose file is gone (list shows it, get cannot find it)', next: `${repair} rebuilds the listing from the record files.` };
+      return { problem: 'the listing shows a record whose file is gone (list shows it, get cannot find it)', next: hint`${repair} rebuilds the listing from the record files.` };
     case 'listing-missing-record':
-      return { problem: 'a record is missing from the listing (get finds it, list does not show it)', next: `${repair} rebuilds the listing from the record files.` };
+      return { problem: 'a record is missing from the listing (get finds it, list does not show it)', next: hint`${repair} rebuilds the listing from the record files.` };
     case 'listing-row-stale':
-      return { problem: 'the listing shows a record other than its file says', next: `${repair} rebuilds the listing from the record files.` };
+      return { problem: 'the listing shows a record other than its file says', next: hint`${repair} rebuilds the listing from the record files.` };
   }
 }
 
@@ -143,7 +144,7 @@ function finding(p: StoreProblem, repair: string): VaultFinding {
 export function checkVault(ctx: Context, vault: Vault, opts: VaultCheckOptions): VaultChecked {
   const checked = vault.checkStore();
   if (!checked) return { kind: 'vault-checked', exists: false, sound: 0, findings: [] };
-  const repair = '`mcp-tasks vault check --repair`';
+  const repair = hint`\`${cmd('vault', 'check', '--repair')}\``;
   const findings = checked.problems.map((p) => finding(p, repair));
   if (!opts.repair || checked.problems.length === 0) return { kind: 'vault-checked', exists: true, sound: checked.sound, findings };
   const moved = vault.repairStore(checked.problems, new Date(ctx.now()));

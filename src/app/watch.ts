@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { sayOn } from '../output/notes.js';
 import { sanitize } from '../output/sanitize.js';
-import { asInvoked } from '../invocation.js';
+import { renderHint } from '../hint.js';
 import { toCliError } from './remote-error.js';
 import { withTasks, type JoiningTasks } from './with-task.js';
 import type { TargetOptions } from './task-target.js';
@@ -158,7 +158,7 @@ async function joiningFromStore(ctx: Context, vault: HandleStore): Promise<Store
       const e = toCliError(err) ?? err;
       const why = e instanceof Error ? e.message : String(e);
       say(`mcp-tasks: a task added to the team store (operation ${ref.slice(0, 8)}) is not followed here: ${sanitize(why, { singleLine: true, maxLength: 500 })}`);
-      if (e instanceof CliError && e.next) say(`  next: ${asInvoked(sanitize(e.next, { singleLine: true, maxLength: 500 }), ctx.invocation)}`);
+      if (e instanceof CliError && e.next) say(`  next: ${sanitize(renderHint(e.next, ctx.invocation), { singleLine: true, maxLength: 500 })}`);
     },
     stop() {
       ctx.interrupt.removeEventListener('abort', onInterrupt);

@@ -18,6 +18,7 @@ import { reconnectEnv, resolveTarget, type TargetOptions, type TaskTarget } from
 import { report, type Outcome, type TaskEnd, type TaskFailure, type TaskReport } from './outcomes.js';
 export type { TaskEnd };
 import { comparePrincipals, OtherPrincipalError } from '../tasks/principal.js';
+import { cmd, hint, renderHint, type Hint } from '../hint.js';
 
 export const UNKNOWN_TASK_REASON = 'the server no longer knows this task (unknown or expired taskId)';
 
@@ -42,8 +43,8 @@ export interface TaskScope {
   settled(snapshot: TaskSnapshot): Promise<TaskSnapshot>;
   /** The server does not know the task: lost, unless a terminal result is stored. */
   unknown(reason?: string): Promise<TaskEnd>;
-  /** Say something the verdict must carry (stderr, and `warnings` in --json): a contradiction, a write that failed. */
-  warn(line: string): void;
+  /** Say something the verdict must carry (stderr, and `warnings` in --json): a contradiction, a write that failed. Its commands as invoked. */
+  warn(line: string | Hint): void;
   readonly warnings: readonly string[];
 }
 
@@ -69,7 +70,8 @@ export function taskScope(ctx: Context, session: TaskSession, vault: HandleStore
     } else withSession(target.record);
   };
   const warnings: string[] = [];
-  const warn = (line: string) => {
+  const warn = (said: string | Hint) => {
+    const line = renderHint(said, ctx.invocation);
     if (!warnings.includes(line)) warnings.push(line);
   };
   const observe = async (s: TaskSnapshot): Promise<void> => {
@@ -137,10 +139,10 @@ function keepPendingInput(rec: VaultRecord, session: TaskSession, taskId: string
 }
 
 /** The words for a terminal answer that contradicts the stored one (server text sanitised). */
-function conflictWarning(c: TerminalConflict, ref: string): string {
+function conflictWarning(c: TerminalConflict, ref: string): Hint {
   const said = c.differs === 'status' ? c.said : `${c.said} with a different ${c.differs}`;
   const why = c.errorMessage ? ` (${sanitize(c.errorMessage, { singleLine: true, maxLength: 200 })})` : '';
-  return `warning: the server now says the task ${said}${why}, but it had ended ${c.kept} (stored in the vault); the first terminal state is kept, and the contradiction is noted in the record's history (\`mcp-tasks show ${ref}\`).`;
+  return hint`warning: the server now says the task ${said}${why}, but it had ended ${c.kept} (stored in the vault); the first terminal state is kept, and the contradiction is noted in the record's history (\`${cmd('show', ref)}\`).`;
 }
 
 /** The scope's warnings travel with a task verdict: stderr, and `warnings` in its JSON document. */

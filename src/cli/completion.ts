@@ -8,6 +8,7 @@ import { resolveHome } from '../home.js';
 import { CliError, ExitCode } from '../errors.js';
 import { FAULT_NAMES, LIST_STATUSES, RESOLUTIONS, SHELLS } from './choices.js';
 import { didYouMean } from '../output/did-you-mean.js';
+import { cmd, hint, renderHint } from '../hint.js';
 
 /** Said instead of candidates when the slot is a file name: the shell completes files itself. */
 export const FILES_DIRECTIVE = ':files';
@@ -189,7 +190,7 @@ export function completionScript(shell: string, invocation: string, candidates: 
 function scriptText(shell: string, invocation: string, run: string): string {
   switch (shell) {
     case 'bash':
-      return `# mcp-tasks completion for bash. Load it with: source <(${invocation} completion bash)
+      return `# mcp-tasks completion for bash. Load it with: source <(${renderHint(cmd('completion', 'bash'), invocation)})
 _mcp_tasks() {
   local out line
   COMPREPLY=()
@@ -210,7 +211,7 @@ complete -F _mcp_tasks mcp-tasks
 `;
     case 'zsh':
       return `#compdef mcp-tasks
-# mcp-tasks completion for zsh. Load it with: source <(${invocation} completion zsh)
+# mcp-tasks completion for zsh. Load it with: source <(${renderHint(cmd('completion', 'zsh'), invocation)})
 _mcp_tasks() {
   local out
   local -a candidates
@@ -229,7 +230,7 @@ else
 fi
 `;
     case 'fish':
-      return `# mcp-tasks completion for fish. Load it with: ${invocation} completion fish | source
+      return `# mcp-tasks completion for fish. Load it with: ${renderHint(cmd('completion', 'fish'), invocation)} | source
 function __mcp_tasks_complete
     set -l tokens (commandline -opc)
     set -l current (commandline -ct)
@@ -243,6 +244,6 @@ end
 complete -c mcp-tasks -f -a '(__mcp_tasks_complete)'
 `;
     default:
-      throw new CliError('usage', `no completion for the shell "${shell}"${didYouMean(shell, SHELLS)}`, `Use one of ${SHELLS.join(', ')}: \`mcp-tasks completion bash\`.`);
+      throw new CliError('usage', `no completion for the shell "${shell}"${didYouMean(shell, SHELLS)}`, hint`Use one of ${SHELLS.join(', ')}: \`${cmd('completion', 'bash')}\`.`);
   }
 }

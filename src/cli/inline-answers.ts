@@ -5,6 +5,7 @@ import { CliError } from '../errors.js';
 import { formSchemaOf } from '../tasks/answer-template.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
 import { buildArguments } from '../app/tool-args.js';
+import { cmd, hint } from '../hint.js';
 
 export function inlineAnswers(pairs: readonly string[], pending: Record<string, InputRequestSnapshot>, answeredBefore: readonly string[], ref: string): Record<string, unknown> {
   const open = Object.keys(pending).filter((k) => !answeredBefore.includes(k) && pending[k]!.method !== 'roots/list');
@@ -26,7 +27,7 @@ export function inlineAnswers(pairs: readonly string[], pending: Record<string, 
       throw new CliError(
         'invalid-input',
         open.length === 0 ? `"${pair}": the task waits for no answer that can be given inline` : `"${pair}": several requests are pending (${keys}): name one as KEY.field=value`,
-        `\`mcp-tasks answer ${ref} --template\` shows the keys and fields.`,
+        hint`\`${cmd('answer', ref, '--template')}\` shows the keys and fields.`,
       );
     }
     byKey.set(owner, [...(byKey.get(owner) ?? []), field]);
@@ -34,12 +35,12 @@ export function inlineAnswers(pairs: readonly string[], pending: Record<string, 
   const out: Record<string, unknown> = {};
   for (const [key, fields] of byKey) {
     const schema = formSchemaOf(pending[key]);
-    if (!schema) throw new CliError('invalid-input', `"${key}" is not a form (${pending[key]!.method}${pending[key]!.params?.mode === 'url' ? ', a URL step' : ''}): it cannot be answered inline`, `Answer it in a terminal (\`mcp-tasks answer ${ref}\`) or with --answers (\`mcp-tasks answer ${ref} --template\` prints the shape).`);
+    if (!schema) throw new CliError('invalid-input', `"${key}" is not a form (${pending[key]!.method}${pending[key]!.params?.mode === 'url' ? ', a URL step' : ''}): it cannot be answered inline`, hint`Answer it in a terminal (\`${cmd('answer', ref)}\`) or with --answers (\`${cmd('answer', ref, '--template')}\` prints the shape).`);
     let content: Record<string, unknown>;
     try {
       content = buildArguments({ pairs: fields }, schema);
     } catch (err) {
-      if (err instanceof CliError) throw new CliError(err.kind, err.message, `\`mcp-tasks answer ${ref} --template\` shows each field's type.`);
+      if (err instanceof CliError) throw new CliError(err.kind, err.message, hint`\`${cmd('answer', ref, '--template')}\` shows each field's type.`);
       throw err;
     }
     out[key] = { action: 'accept', content };

@@ -1,6 +1,8 @@
 // A task id is opaque base64url or similar, so one may begin with "-"; pasted after a command it
 // reads as an unknown option. Commander's message would then echo the whole bearer handle into
 // stderr (and CI logs) and not say what to do. This rewrites that one message.
+import { cmd, hint, renderHint } from '../hint.js';
+import { PROGRAM } from '../invocation.js';
 
 /** Commands whose operands are task references. */
 const REF_COMMANDS = new Set(['get', 'watch', 'answer', 'cancel', 'show', 'recover', 'export']);
@@ -12,16 +14,17 @@ const REF_COMMANDS = new Set(['get', 'watch', 'answer', 'cancel', 'show', 'recov
  */
 const OPTION_LIKE_REF = /unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{7,}|--[A-Za-z0-9_][A-Za-z0-9_-]{19,})'/;
 
-const explanation = (ref: string, command: string) =>
+const explanation = (ref: string, command: string, invocation: string) =>
   `error: "${ref.slice(0, 6)}…" begins with "-" and was read as an option. ` +
-  `Put a task reference that begins with "-" after "--": mcp-tasks ${command} [options] -- <ref>\n`;
+  renderHint(hint`Put a task reference that begins with "-" after "--": ${cmd(command, '[options]', '--', '<ref>')}\n`, invocation);
 
-export function explainOptionLikeRef(message: string, argv: readonly string[]): string {
+/** `invocation`: how the user started the program, which the usage line starts with. */
+export function explainOptionLikeRef(message: string, argv: readonly string[], invocation = PROGRAM): string {
   const m = OPTION_LIKE_REF.exec(message);
   if (!m) return message;
   const command = argv.find((a) => REF_COMMANDS.has(a));
   if (!command) return message;
-  return explanation(m[1]!, command);
+  return explanation(m[1]!, command, invocation);
 }
 
 /** A pasted ref that begins with "-" and one of our short flags (-V, -h, -v) as its second character. */
@@ -34,11 +37,11 @@ const SHORT_FLAG_REF = /^-[A-Za-z0-9_][A-Za-z0-9_-]{7,}$/;
  * alone), unless it is the value of the option before it (`--note -no_ticket_yet`), which
  * commander takes as given: `takesValue` says which flags take one.
  */
-export function optionLikeRefBeforeParse(argv: readonly string[], takesValue: (flag: string) => boolean): string | undefined {
+export function optionLikeRefBeforeParse(argv: readonly string[], takesValue: (flag: string) => boolean, invocation = PROGRAM): string | undefined {
   const end = argv.indexOf('--');
   const words = end === -1 ? argv : argv.slice(0, end);
   const command = words.find((a) => REF_COMMANDS.has(a));
   if (!command) return undefined;
   const ref = words.find((a, i) => SHORT_FLAG_REF.test(a) && !(i > 0 && takesValue(words[i - 1]!)));
-  return ref ? explanation(ref, command) : undefined;
+  return ref ? explanation(ref, command, invocation) : undefined;
 }

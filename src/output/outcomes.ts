@@ -2,6 +2,7 @@
 // They sit here, below app/, so presenters read them without importing the use cases (app/ builds
 // them, output/present.ts renders them, app/exit-code.ts turns them into exit codes).
 import type { CliError } from '../errors.js';
+import type { Hint } from '../hint.js';
 import type { TaskGeneration } from '../protocol/constants.js';
 import type { CallToolResult, ToolInfo } from '../protocol/task-wire.js';
 import type { ServerEntry } from '../servers/server-entry.js';
@@ -45,7 +46,7 @@ export interface TaskReport {
   target: TaskTarget;
   end: TaskEnd | Observed;
   /** Lines for stderr that belong to the verdict (e.g. "nothing to answer"); printed after the state. */
-  notes: string[];
+  notes: Array<string | Hint>;
   /** watch --json: the final state is already the last streamed line. */
   statePrinted?: boolean;
   /** Fields added to the JSON document (answer: answered / stale / alreadyAnswered). */
@@ -126,7 +127,7 @@ export interface Detached {
   target: TaskTarget;
   snapshot: TaskSnapshot;
   /** Warnings for stderr (a malformed CreateTaskResult whose handle was kept). */
-  notes?: string[];
+  notes?: Array<string | Hint>;
 }
 
 /** The request went out, no handle came back: the work may or may not exist. */
@@ -135,7 +136,7 @@ export interface InDoubt {
   record: VaultRecord;
   server: string;
   reason: string;
-  next: string;
+  next: string | Hint;
   /** What the tool asked for before it was left in doubt (a 2025-11-25 call that asked mid-call). */
   inputRequests?: Record<string, InputRequestSnapshot>;
 }
@@ -153,8 +154,8 @@ export interface AnswerTemplate {
 export interface ServerAdded {
   kind: 'server-added';
   entry: ServerEntry;
-  /** "server NAME requires sign-in: run `mcp-tasks server login NAME`" */
-  signInNote?: string | undefined;
+  /** The server asked for a sign-in (`server login NAME` is the next step). */
+  requiresSignIn?: boolean | undefined;
 }
 
 /** `server list`: every named server (the built-in demo first). */
@@ -271,8 +272,8 @@ export interface RecordsImported {
   added: number;
   alreadyPresent: number;
   warnings: string[];
-  /** Commands that make the records usable here (add a missing server), as `mcp-tasks …`. */
-  next: string[];
+  /** Commands that make the records usable here (add a missing server). */
+  next: Hint[];
 }
 
 /** May an in-doubt operation be sent again without risking a duplicated effect, and why. */
@@ -323,7 +324,7 @@ export interface VaultFinding {
   problem: string;
   /** The file concerned (record files only). */
   path?: string;
-  next: string;
+  next: string | Hint;
 }
 
 /** `vault check [--repair]`: what was read, what is damaged, and with --repair what was done. */

@@ -2,12 +2,13 @@
 // --json), never a stack trace unless -v. Kept apart from present.ts so main.ts can load it
 // at start-up without the renderers.
 import { safeJson, sanitize } from './sanitize.js';
-import { asInvoked } from '../invocation.js';
+import { renderHint, type Hint } from '../hint.js';
+import { PROGRAM } from '../invocation.js';
 
 export interface ErrorView {
   kind: string;
   message: string;
-  next: string;
+  next: string | Hint;
 }
 
 export interface ErrorSink {
@@ -15,17 +16,16 @@ export interface ErrorSink {
   verbose: boolean;
   stdout: { write(t: string): void };
   stderr: { write(t: string): void };
-  /** The command as invoked: the `mcp-tasks …` commands in a next step are rewritten to it. */
+  /** The command as invoked, which the commands of a next step start with (else `mcp-tasks`). */
   invocation?: string;
 }
 
 /** An expected failure (a CliError's kind, message and next step). */
 export function presentError(out: ErrorSink, e: ErrorView, extra: Record<string, unknown> = {}): void {
-  const next = out.invocation ? asInvoked(e.next, out.invocation) : e.next;
-  e = { kind: e.kind, message: e.message, next };
-  if (out.json) out.stdout.write(safeJson({ error: { kind: e.kind, message: e.message, next: e.next }, ...extra }) + '\n');
+  const next = renderHint(e.next, out.invocation ?? PROGRAM);
+  if (out.json) out.stdout.write(safeJson({ error: { kind: e.kind, message: e.message, next }, ...extra }) + '\n');
   // Messages quote server text (errors, ids, names): nothing raw reaches the terminal.
-  else out.stderr.write(`mcp-tasks: ${sanitize(e.message, { maxLength: 4000 })}\n  next: ${sanitize(e.next, { maxLength: 4000 })}\n`);
+  else out.stderr.write(`mcp-tasks: ${sanitize(e.message, { maxLength: 4000 })}\n  next: ${sanitize(next, { maxLength: 4000 })}\n`);
 }
 
 /** Something no code path expected: still one line; the stack only with --verbose. */

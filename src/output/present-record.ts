@@ -6,9 +6,9 @@ import type { VaultOutcome } from './outcomes.js';
 import { describePrincipal } from '../tasks/principal.js';
 import { describeIdentity } from '../servers/server-entry.js';
 import { typeableRef, type VaultRecord } from '../vault/vault-record.js';
-import { asInvoked } from '../invocation.js';
 import { jsonLine, makeStyle, renderCallToolResult, statusWord, taskJson } from './render.js';
 import { isPlainId, safeJson, safeName, sanitize, shortenIdsIn } from './sanitize.js';
+import { cmd, hint, renderHint, shellQuote } from '../hint.js';
 
 /** "3m ago", as people read ages; a time ahead of this clock (another machine's) is "just now". */
 export function ago(iso: string, nowMs: number): string {
@@ -66,13 +66,13 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
       return presentRecord(ctx, o.record);
     case 'vault-checked': {
       if (ctx.json) {
-        out(jsonLine({ exists: o.exists, sound: o.sound, damaged: o.findings.map((f) => ({ problem: f.problem, ...(f.path ? { path: f.path } : {}), next: asInvoked(f.next, ctx.invocation) })), ...(o.repaired ? { repaired: o.repaired } : {}) }));
+        out(jsonLine({ exists: o.exists, sound: o.sound, damaged: o.findings.map((f) => ({ problem: f.problem, ...(f.path ? { path: f.path } : {}), next: renderHint(f.next, ctx.invocation) })), ...(o.repaired ? { repaired: o.repaired } : {}) }));
         return;
       }
       if (!o.exists) return out('no vault yet: nothing to check\n');
       if (o.findings.length === 0) return out(`vault check: ${o.sound} record(s) read, all sound; the listing matches them\n`);
       out(`vault check: ${o.sound} record(s) sound, ${o.findings.length} problem(s)${o.repaired ? ', repaired' : ''}:\n`);
-      for (const f of o.findings) out(`  ${f.problem}${f.path ? ` (${f.path})` : ''}\n    ${o.repaired ? 'done' : 'next'}: ${asInvoked(f.next, ctx.invocation)}\n`);
+      for (const f of o.findings) out(`  ${f.problem}${f.path ? ` (${f.path})` : ''}\n    ${o.repaired ? 'done' : 'next'}: ${renderHint(f.next, ctx.invocation)}\n`);
       if (o.repaired) {
         for (const m of o.repaired.moved) out(`moved ${m.from} to ${m.to} (kept, not deleted)\n`);
         if (o.repaired.listingRebuilt) out('the listing was rebuilt from the record files\n');
@@ -85,10 +85,10 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
         return;
       }
       out(`store: ${o.engine === 'postgres' ? `team store (PostgreSQL) ${safeName(o.where, 300)}` : `local vault in ${safeName(o.where, 300)}`}\n`);
-      if (o.engine === 'postgres') out(`reachable: yes; schema version ${o.schemaVersion ?? 'none (run `' + ctx.invocation + ' store init`)'}\n`);
+      if (o.engine === 'postgres') out(renderHint(hint`reachable: yes; schema version ${o.schemaVersion ?? hint`none (run \`${cmd('store', 'init')}\`)`}\n`, ctx.invocation));
       out(`records: ${o.records} (${o.active} active, in doubt or lost)\n`);
       for (const w of o.origins) out(`  ${w.records}\t${safeName(w.origin, 200)}\n`);
-      if (o.pushPending) out(`waiting for \`${ctx.invocation} store push\`: ${o.pushPending} local record(s) the team store could not take when they were written\n`);
+      if (o.pushPending) out(renderHint(hint`waiting for \`${cmd('store', 'push')}\`: ${o.pushPending} local record(s) the team store could not take when they were written\n`, ctx.invocation));
       return;
     }
     case 'store-initialised':
@@ -107,12 +107,12 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
       // Without --out the bundle is the output, --json or not.
       if (o.out === undefined) out(o.bundle);
       else if (ctx.json) out(jsonLine({ exported: o.count, out: o.out }));
-      else ctx.stderr.write(`exported ${o.count} task(s) to ${o.out} (encrypted with MCP_TASKS_EXPORT_KEY; stored credentials are not included)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… ${ctx.invocation} import ${o.out}\n`);
+      else ctx.stderr.write(renderHint(hint`exported ${o.count} task(s) to ${o.out} (encrypted with MCP_TASKS_EXPORT_KEY; stored credentials are not included)\n  next, on the other machine: MCP_TASKS_EXPORT_KEY=… ${cmd('import', shellQuote(o.out))}\n`, ctx.invocation));
       return;
     case 'records-imported': {
       const { added, alreadyPresent, warnings } = o;
       // The URL in a command comes from the bundle (another machine): sanitised, and shell-quoted when built.
-      const next = o.next.map((c) => sanitize(asInvoked(c, ctx.invocation), { singleLine: true, maxLength: 500 }));
+      const next = o.next.map((c) => sanitize(renderHint(c, ctx.invocation), { singleLine: true, maxLength: 500 }));
       if (ctx.json) return out(jsonLine({ imported: added, alreadyPresent, warnings, ...(next.length ? { next } : {}) }));
       out(`imported ${added} task(s)${alreadyPresent ? `, ${alreadyPresent} already in the vault` : ''}\n`);
       for (const w of warnings) ctx.stderr.write(`warning: ${sanitize(w, { singleLine: true, maxLength: 500 })}\n`);
@@ -132,7 +132,7 @@ function presentRecord(ctx: Context, r: VaultRecord): void {
   }
   const st = makeStyle(ctx.color);
   const line = (k: string, v: string) => ctx.stdout.write(`${st.c.gray(k.padEnd(12))} ${v}\n`);
-  line('task', r.taskId ? (isPlainId(r.taskId) ? r.taskId : `${safeName(r.taskId, 4096)} (the server's id carries control characters; shown cleaned, the exact id: mcp-tasks show --json ${typeableRef(r)})`) : st.c.red('(no handle received)'));
+  line('task', r.taskId ? (isPlainId(r.taskId) ? r.taskId : renderHint(hint`${safeName(r.taskId, 4096)} (the server's id carries control characters; shown cleaned, the exact id: ${cmd('show', '--json', typeableRef(r))})`, ctx.invocation)) : st.c.red('(no handle received)'));
   line('operation', `${r.operation.method} ${safeName(r.operation.name)} ${sanitize(safeJson(r.operation.arguments), { singleLine: true, maxLength: 2000 })}`);
   line('op id', r.opId);
   line('server', safeName(`${r.server.name} · ${describeIdentity(r.server.identity)}${r.server.protocolVersion ? ` · ${r.server.protocolVersion}` : ''}`, 1000));
@@ -147,7 +147,7 @@ function presentRecord(ctx: Context, r: VaultRecord): void {
   line('phase', phase + (reason ? ` (${safeName(reason, 500)})` : ''));
   if (r.resolution) line('resolved', `${r.resolution.outcome} by hand at ${localTime(r.resolution.at)}${r.resolution.note ? `: ${sanitize(r.resolution.note, { singleLine: true, maxLength: 300 })}` : ''} (was ${r.resolution.was}${r.resolution.reason ? `: ${safeName(r.resolution.reason, 300)}` : ''})`);
   line('submitted', `${localTime(r.operation.submittedAt)} (${ago(r.operation.submittedAt, ctx.now())})`);
-  if (r.phase === 'active' && r.last) line('last seen', asInvoked(`${localTime(r.updatedAt)} (${ago(r.updatedAt, ctx.now())}): ${r.last.status}, as last seen; \`mcp-tasks get ${typeableRef(r)}\` asks the server now`, ctx.invocation));
+  if (r.phase === 'active' && r.last) line('last seen', renderHint(hint`${localTime(r.updatedAt)} (${ago(r.updatedAt, ctx.now())}): ${r.last.status}, as last seen; \`${cmd('get', typeableRef(r))}\` asks the server now`, ctx.invocation));
   if (Object.keys(r.labels).length) line('labels', safeName(Object.entries(r.labels).map(([k, v]) => `${k}=${v}`).join(' '), 1000));
   if (r.inputKeysSeen.length) line('input keys', `seen ${r.inputKeysSeen.map((k) => safeName(k, 80)).join(', ')}; answered ${r.inputKeysAnswered.map((k) => safeName(k, 80)).join(', ') || 'none'}`);
   if (r.history.length) {

@@ -1,22 +1,23 @@
 // The presenter's part for `recover`: submissions in doubt with the safe next step, and a record
-// closed by hand. Every next step is a command that runs as printed (ctx.invocation).
+// closed by hand. Every next step is a command that runs as printed (a hint, rendered with ctx.invocation).
 import type { Context } from '../context.js';
 import type { RecoverOutcome, ResubmitVerdict } from './outcomes.js';
 import { typeableRef, type VaultRecord } from '../vault/vault-record.js';
 import { jsonLine, makeStyle } from './render.js';
 import { safeJson } from './sanitize.js';
 import { SUBMITTER_GONE } from '../vault/writer.js';
+import { cmd, hint, renderHint, type Hint } from '../hint.js';
 
 /** `--force` asks in a terminal; without one the command must carry the confirmation (`--yes`) to run as printed. */
-export const forceConfirmation = (ctx: Pick<Context, 'interactive'>): string => (ctx.interactive ? '' : ' --yes');
+export const forceConfirmation = (ctx: Pick<Context, 'interactive'>): string[] => (ctx.interactive ? [] : ['--yes']);
 
 
 /**
  * How to close a record after an out-of-band check: one command per verdict, each runnable as
  * printed (never `a|b|c`, which a shell runs as a pipeline).
  */
-export function resolveCommands(invocation: string, ref: string, indent = '  '): string {
-  return RESOLVE_OUTCOMES.map((o) => `${indent}${invocation} recover ${ref} --resolve ${o} --note "what you found"   # ${RESOLVE_MEANING[o]}`).join('\n');
+export function resolveCommands(ref: string, indent = '  '): Hint {
+  return RESOLVE_OUTCOMES.map((o) => hint`${indent}${cmd('recover', ref, '--resolve', o, '--note', '"what you found"')}   # ${RESOLVE_MEANING[o]}`).reduce((a, b) => hint`${a}\n${b}`);
 }
 const RESOLVE_OUTCOMES = ['completed', 'not-run', 'failed'] as const;
 const RESOLVE_MEANING: Record<(typeof RESOLVE_OUTCOMES)[number], string> = { completed: 'it ran', 'not-run': 'it never ran', failed: 'it ran and failed' };
@@ -47,7 +48,7 @@ export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
       const { before: rec, outcome, note } = o;
       if (ctx.json) return out(jsonLine({ opId: rec.opId, server: rec.server.name, phase: 'terminal', resolution: o.resolution }));
       out(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId.slice(0, 8)}) resolved as ${outcome}${note ? `: ${note}` : ''}; it was ${rec.phase}.\n`);
-      out(`  kept in the vault with its history (\`${ctx.invocation} show ${typeableRef(rec)}\`); \`${ctx.invocation} prune\` may now drop it.\n`);
+      out(renderHint(hint`  kept in the vault with its history (\`${cmd('show', typeableRef(rec))}\`); \`${cmd('prune')}\` may now drop it.\n`, ctx.invocation));
       return;
     }
     case 'resolved-record': {
@@ -55,7 +56,7 @@ export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
       const r = rec.resolution;
       if (ctx.json) return out(jsonLine(resolutionJson(rec)));
       out(`${rec.operation.name} on ${rec.server.name} (operation ${rec.opId.slice(0, 8)}) was resolved by hand as ${st.c.bold(r?.outcome ?? 'unknown')}${r?.note ? `: ${r.note}` : ''} (${r?.at ?? 'at an unknown time'}; it was ${r?.was ?? 'in doubt'}). Nothing was sent.\n`);
-      out(`  its history: ${ctx.invocation} show ${typeableRef(rec)}\n  to send it again on purpose: ${ctx.invocation} recover ${rec.opId.slice(0, 8)} --resubmit --force${forceConfirmation(ctx)}\n`);
+      out(renderHint(hint`  its history: ${cmd('show', typeableRef(rec))}\n  to send it again on purpose: ${cmd('recover', rec.opId.slice(0, 8), '--resubmit', '--force', ...forceConfirmation(ctx))}\n`, ctx.invocation));
       return;
     }
     case 'resubmit-declined':
@@ -67,14 +68,15 @@ export function presentRecoverOutcome(ctx: Context, o: RecoverOutcome): void {
 /** The in-doubt guidance for one record: the same words bare `recover` prints, and how to close it. */
 function guidance(ctx: Context, r: VaultRecord, v: ResubmitVerdict, st: ReturnType<typeof makeStyle>): string {
   const short = r.opId.slice(0, 8);
-  const inv = ctx.invocation;
+  const next = v.safe
+    ? hint`          next: ${cmd('recover', short, '--resubmit')}\n`
+    : hint`          next: check on the server whether it ran; resubmit only if it did not: ${cmd('recover', short, '--resubmit', '--force', ...forceConfirmation(ctx))}\n`;
   return (
     `${st.c.bold(short)}  ${r.operation.name} on ${r.server.name}  ${safeJson(r.operation.arguments)}  submitted ${r.operation.submittedAt}\n` +
     `          ${v.safe ? st.c.green('safe to resubmit') : st.c.red('not safe to resubmit blindly')}: ${v.why}\n` +
-    (v.safe
-      ? `          next: ${inv} recover ${short} --resubmit\n`
-      : `          next: check on the server whether it ran; resubmit only if it did not: ${inv} recover ${short} --resubmit --force${forceConfirmation(ctx)}\n`) +
-    `          found its task? attach it (the taskId on stdin): printf %s "$TASK_ID" | ${inv} recover ${short} --attach -\n` +
-    `          or, once checked, close it with the one that fits:\n${resolveCommands(inv, short, '            ')}\n`
+    renderHint(
+      hint`${next}          found its task? attach it (the taskId on stdin): printf %s "$TASK_ID" | ${cmd('recover', short, '--attach', '-')}\n          or, once checked, close it with the one that fits:\n${resolveCommands(short, '            ')}\n`,
+      ctx.invocation,
+    )
   );
 }

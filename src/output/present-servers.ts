@@ -2,13 +2,13 @@
 // show | remove | import | check | login | logout`, `tools`, `list --remote`): human lines or one JSON document. Entries are shown redacted: a
 // credential header, env value or URL query value is never printed.
 import type { Context } from '../context.js';
-import type { ServerOutcome } from './outcomes.js';
+import type { RemoteTasksListed, ServerAdded, ServerChecked, ServerOutcome, ServerRemoved, ServersImported, ServersListed, ServerShown, ToolsListed } from './outcomes.js';
 import type { TaskGeneration } from '../protocol/constants.js';
 import { SECRET_HEADER, SECRET_QUERY_PARAM, type ServerEntry } from '../servers/server-entry.js';
-import { asInvoked } from '../invocation.js';
 import { typeableRef } from '../vault/vault-record.js';
 import { jsonLine, makeStyle, renderArgumentTable, renderToolLines, statusWord } from './render.js';
 import { safeJson, sanitize, shortenIdsIn, shortTaskId } from './sanitize.js';
+import { cmd, hint, renderHint } from '../hint.js';
 
 /** A URL for display: credential query values (an entry stored before they were refused) redacted. */
 export function redactUrl(raw: string): string {
@@ -76,12 +76,33 @@ function describe(e: ServerEntry): string {
 }
 
 export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
+  switch (o.kind) {
+    case 'server-added':
+    case 'servers-listed':
+    case 'server-shown':
+    case 'server-removed':
+    case 'servers-imported':
+      return presentEntries(ctx, o);
+    case 'server-checked':
+      return presentServerChecked(ctx, o);
+    case 'signed-in':
+    case 'signed-out':
+      return presentSignIn(ctx, o);
+    case 'remote-tasks-listed':
+      return presentRemoteTasks(ctx, o);
+    case 'tools-listed':
+      return presentTools(ctx, o);
+  }
+}
+
+/** `server add | list | show | remove | import`: the entries as stored, redacted. */
+function presentEntries(ctx: Context, o: ServerAdded | ServersListed | ServerShown | ServerRemoved | ServersImported): void {
   const out = (t: string) => ctx.stdout.write(t);
   switch (o.kind) {
     case 'server-added': {
-      const { entry, signInNote } = o;
-      if (ctx.json) out(jsonLine({ ...redactEntry(entry), ...(signInNote ? { requiresSignIn: true } : {}) }));
-      else out(`added server ${entry.name} (${describe(entry)})\n  next: ${signInNote ? `${asInvoked(signInNote.replace(/^.*: run /, ''), ctx.invocation)} (it requires sign-in)` : `\`${ctx.invocation} server check ${entry.name}\``}\n`);
+      const { entry, requiresSignIn } = o;
+      if (ctx.json) out(jsonLine({ ...redactEntry(entry), ...(requiresSignIn ? { requiresSignIn: true } : {}) }));
+      else out(renderHint(hint`added server ${entry.name} (${describe(entry)})\n  next: ${requiresSignIn ? hint`\`${cmd('server', 'login', entry.name)}\` (it requires sign-in)` : hint`\`${cmd('server', 'check', entry.name)}\``}\n`, ctx.invocation));
       return;
     }
     case 'servers-listed': {
@@ -111,65 +132,67 @@ export function presentServerOutcome(ctx: Context, o: ServerOutcome): void {
       // Names and reasons come from the file (anyone's mcp.json): printed clean.
       for (const n of imported) out(`imported ${sanitize(n, { singleLine: true, maxLength: 100 })}\n`);
       for (const s of skipped) ctx.stderr.write(`skipped ${sanitize(s.name, { singleLine: true, maxLength: 100 })}: ${sanitize(s.reason, { singleLine: true, maxLength: 300 })}\n`);
-      if (imported.length) out(`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${ctx.invocation} server show ${sanitize(imported[0]!, { singleLine: true, maxLength: 100 })}\`)\n`);
-      return;
-    }
-    case 'server-checked': {
-      if (ctx.json) {
-        const { kind: _kind, tasksExtensionId: _id, tools, server, protocolVersion, ...report } = o;
-        return out(jsonLine({ server, protocolVersion, era: deprecatedEraOf(o.generation), ...report, tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {}, ...(t.execution?.taskSupport ? { taskSupport: t.execution.taskSupport } : {}) })) }));
-      }
-      const st = makeStyle(ctx.color);
-      const info = o.serverInfo ? `${sanitize(o.serverInfo.name, { singleLine: true, maxLength: 100 })} ${sanitize(o.serverInfo.version, { singleLine: true, maxLength: 40 })}` : 'unnamed server';
-      out(`${st.c.bold(o.server)}: ${info}\n`);
-      out(`  protocol  ${o.protocolVersion} (${o.generation === '2026-07-28' ? 'stateless, the 2026-07-28 tasks extension generation' : 'sessions, the 2025-11-25 experimental tasks generation'})\n`);
-      out(
-        `  tasks     ${o.tasksExtension ? st.c.green(`${o.tasksExtensionId} advertised`) : o.legacyTaskCapabilities ? legacyTasksLine(o.legacyTaskCapabilities, st) : st.c.yellow(`${o.generation === '2026-07-28' ? 'extension not advertised' : 'no tasks capability'}${o.offersTools ? ': tools will answer synchronously' : ''}`)}\n`,
-      );
-      if (o.capabilities) out(`  offers    ${offered(o.capabilities)}\n`);
-      if (!o.offersTools) return out(`  tools     none: this server offers no tools\n`);
-      out(`  tools     ${o.tools.length}\n`);
-      out(renderToolLines(o.tools, st, ctx.stdout.columns?.()));
-      return;
-    }
-    case 'signed-in':
-    case 'signed-out':
-      return presentSignIn(ctx, o);
-    case 'remote-tasks-listed': {
-      const { server, tasks } = o;
-      if (ctx.json) return out(jsonLine(tasks.map(({ snapshot: t, record: rec }) => ({ ...t, server, inVault: rec !== undefined, ...(rec ? { opId: rec.opId, operation: { method: rec.operation.method, name: rec.operation.name }, labels: rec.labels } : {}) }))));
-      if (tasks.length === 0) return out(`server ${server} lists no tasks\n`);
-      const st = makeStyle(ctx.color);
-      for (const { snapshot: t, record: rec } of tasks) {
-        // Never a whole id: a short one (or one not in this vault) as a prefix of at most half of it.
-        const id = rec ? typeableRef(rec, 10) : shortTaskId(t.taskId);
-        const what = rec ? `${rec.operation.name}  ${st.c.green('in vault')}` : st.c.gray('not in this vault');
-        const message = t.statusMessage ? `  ${st.c.gray(shortenIdsIn(sanitize(t.statusMessage, { singleLine: true, maxLength: 80 }), [t.taskId]))}` : '';
-        out(`${id.padEnd(10)}  ${statusWord(t.status as never, st, false)}  ${what}  ${st.c.gray(t.createdAt.replace('T', ' ').slice(0, 19))}${message}\n`);
-      }
-      return;
-    }
-    case 'tools-listed': {
-      const { server, tools, tool } = o;
-      const asJson = (t: (typeof tools)[number]) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema, annotations: t.annotations ?? {} });
-      const width = ctx.stdout.columns?.();
-      const st = makeStyle(ctx.color);
-      if (tool) {
-        if (ctx.json) return out(jsonLine(asJson(tool)));
-        out(renderToolLines([tool], st, width).replace(/^ {4}/, ''));
-        out(renderArgumentTable(tool.inputSchema, st, width));
-        return;
-      }
-      if (ctx.json) return out(jsonLine(tools.map(asJson)));
-      if (o.offersTools === false) return out(`${server}: this server offers no tools${o.capabilities ? ` (it offers ${offered(o.capabilities)})` : ''}\n`);
-      out(`${tools.length} tool(s) on ${server}:\n`);
-      out(renderToolLines(tools, st, width));
-      // A hint that runs as printed: only with a tool name that can be typed as it is.
-      const typeable = tools.find((t) => /^[A-Za-z0-9_.:@%+=,/][A-Za-z0-9_.:@%+=,/-]*$/.test(t.name));
-      if (typeable) out(`\n${asInvoked(`a tool's arguments: mcp-tasks tools ${server} ${typeable.name}`, ctx.invocation)}\n`);
+      if (imported.length) out(renderHint(hint`note: env values and credential headers were not copied; they are read from your environment at connect time (see \`${cmd('server', 'show', sanitize(imported[0]!, { singleLine: true, maxLength: 100 }))}\`)\n`, ctx.invocation));
       return;
     }
   }
+}
+
+/** `server check`: what the server negotiated and advertises, and its tools. */
+function presentServerChecked(ctx: Context, o: ServerChecked): void {
+  const out = (t: string) => ctx.stdout.write(t);
+  if (ctx.json) {
+    const { kind: _kind, tasksExtensionId: _id, tools, server, protocolVersion, ...report } = o;
+    return out(jsonLine({ server, protocolVersion, era: deprecatedEraOf(o.generation), ...report, tools: tools.map((t) => ({ name: t.name, annotations: t.annotations ?? {}, ...(t.execution?.taskSupport ? { taskSupport: t.execution.taskSupport } : {}) })) }));
+  }
+  const st = makeStyle(ctx.color);
+  const info = o.serverInfo ? `${sanitize(o.serverInfo.name, { singleLine: true, maxLength: 100 })} ${sanitize(o.serverInfo.version, { singleLine: true, maxLength: 40 })}` : 'unnamed server';
+  out(`${st.c.bold(o.server)}: ${info}\n`);
+  out(`  protocol  ${o.protocolVersion} (${o.generation === '2026-07-28' ? 'stateless, the 2026-07-28 tasks extension generation' : 'sessions, the 2025-11-25 experimental tasks generation'})\n`);
+  out(
+    `  tasks     ${o.tasksExtension ? st.c.green(`${o.tasksExtensionId} advertised`) : o.legacyTaskCapabilities ? legacyTasksLine(o.legacyTaskCapabilities, st) : st.c.yellow(`${o.generation === '2026-07-28' ? 'extension not advertised' : 'no tasks capability'}${o.offersTools ? ': tools will answer synchronously' : ''}`)}\n`,
+  );
+  if (o.capabilities) out(`  offers    ${offered(o.capabilities)}\n`);
+  if (!o.offersTools) return out(`  tools     none: this server offers no tools\n`);
+  out(`  tools     ${o.tools.length}\n`);
+  out(renderToolLines(o.tools, st, ctx.stdout.columns?.()));
+}
+
+/** `list --remote`: the server's own task list, marked by what this vault holds. */
+function presentRemoteTasks(ctx: Context, { server, tasks }: RemoteTasksListed): void {
+  const out = (t: string) => ctx.stdout.write(t);
+  if (ctx.json) return out(jsonLine(tasks.map(({ snapshot: t, record: rec }) => ({ ...t, server, inVault: rec !== undefined, ...(rec ? { opId: rec.opId, operation: { method: rec.operation.method, name: rec.operation.name }, labels: rec.labels } : {}) }))));
+  if (tasks.length === 0) return out(`server ${server} lists no tasks\n`);
+  const st = makeStyle(ctx.color);
+  for (const { snapshot: t, record: rec } of tasks) {
+    // Never a whole id: a short one (or one not in this vault) as a prefix of at most half of it.
+    const id = rec ? typeableRef(rec, 10) : shortTaskId(t.taskId);
+    const what = rec ? `${rec.operation.name}  ${st.c.green('in vault')}` : st.c.gray('not in this vault');
+    const message = t.statusMessage ? `  ${st.c.gray(shortenIdsIn(sanitize(t.statusMessage, { singleLine: true, maxLength: 80 }), [t.taskId]))}` : '';
+    out(`${id.padEnd(10)}  ${statusWord(t.status as never, st, false)}  ${what}  ${st.c.gray(t.createdAt.replace('T', ' ').slice(0, 19))}${message}\n`);
+  }
+}
+
+/** `tools [tool]`: a server's tools, or one tool's arguments. */
+function presentTools(ctx: Context, o: ToolsListed): void {
+  const out = (t: string) => ctx.stdout.write(t);
+  const { server, tools, tool } = o;
+  const asJson = (t: (typeof tools)[number]) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema, annotations: t.annotations ?? {} });
+  const width = ctx.stdout.columns?.();
+  const st = makeStyle(ctx.color);
+  if (tool) {
+    if (ctx.json) return out(jsonLine(asJson(tool)));
+    out(renderToolLines([tool], st, width).replace(/^ {4}/, ''));
+    out(renderArgumentTable(tool.inputSchema, st, width));
+    return;
+  }
+  if (ctx.json) return out(jsonLine(tools.map(asJson)));
+  if (o.offersTools === false) return out(`${server}: this server offers no tools${o.capabilities ? ` (it offers ${offered(o.capabilities)})` : ''}\n`);
+  out(`${tools.length} tool(s) on ${server}:\n`);
+  out(renderToolLines(tools, st, width));
+  // A hint that runs as printed: only with a tool name that can be typed as it is.
+  const typeable = tools.find((t) => /^[A-Za-z0-9_.:@%+=,/][A-Za-z0-9_.:@%+=,/-]*$/.test(t.name));
+  if (typeable) out(`\n${renderHint(hint`a tool's arguments: ${cmd('tools', server, typeable.name)}`, ctx.invocation)}\n`);
 }
 
 /** `server login` / `server logout`: the sign-in's state, never a token. */
@@ -180,7 +203,7 @@ function presentSignIn(ctx: Context, o: Extract<ServerOutcome, { kind: 'signed-i
     const { view } = o;
     if (ctx.json) return out(jsonLine({ server: name, ...view }));
     const until = typeof view.expiresAt === 'string' ? `, token valid until ${view.expiresAt}${view.refreshable ? ' (renewed by itself)' : ''}` : '';
-    out(`signed in to ${name}${o.issuer ? ` at ${sanitize(o.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`${ctx.invocation} server check ${name}\`\n`);
+    out(renderHint(hint`signed in to ${name}${o.issuer ? ` at ${sanitize(o.issuer, { singleLine: true, maxLength: 200 })}` : ''}${until}\n  next: \`${cmd('server', 'check', name)}\`\n`, ctx.invocation));
     return;
   }
   const { removed, revoked, revocationProblem: why } = o;

@@ -20,7 +20,7 @@ export interface AskContext {
   env: NodeJS.ProcessEnv;
   /** The task's id: shortened wherever the server's text repeats it. */
   taskId?: string | undefined;
-  /** The command that answers this task later (`mcp-tasks answer <ref>`, as invoked); none before a task exists. */
+  /** The command that answers this task later (`answer <ref>`, rendered as invoked); none before a task exists. */
   comeBack?: string | undefined;
 }
 

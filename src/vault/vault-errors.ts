@@ -1,6 +1,7 @@
 // What went wrong with the vault, with the facts (paths, the lock, the key's own advice);
 // app/local-error.ts decides the exit code and the next step a person reads.
 import type { VaultKeyError } from './vault-crypto.js';
+import type { Hint } from '../hint.js';
 
 export type VaultFailure =
   | { reason: 'unreadable' }
@@ -15,7 +16,7 @@ export type VaultFailure =
   | { reason: 'not-writable' }
   | { reason: 'home-unusable' }
   /** The team store (MCP_TASKS_STORE): unreachable, not initialised, wrong team key; `next` says what to do. */
-  | { reason: 'team-store'; next: string };
+  | { reason: 'team-store'; next: string | Hint };
 
 /** The vault cannot be read or written; nothing in it was changed. */
 export class VaultError extends Error {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { startDemo, tempDir, tempHome, type DemoServer } from '../helpers/cli.js';
 import { runInProcess, scriptedPrompter } from '../helpers/in-process.js';
 import { PromptAbortedError, type Prompter } from '../../src/prompts/prompter.js';
-import { asInvoked, detectInvocation } from '../../src/invocation.js';
+import { detectInvocation } from '../../src/invocation.js';
+import { cmd, hint, renderHint } from '../../src/hint.js';
 
 describe('in process: answering from CI', () => {
   let demo: DemoServer;
@@ -110,6 +111,6 @@ describe('the command as invoked', () => {
     writeFileSync(join(bin, 'mcp-tasks'), '');
     assert.equal(detectInvocation({ PATH: `/nowhere:${bin}` }, join(bin, 'mcp-tasks')), 'mcp-tasks');
     assert.equal(detectInvocation({ PATH: '/nowhere' }, '/opt/my dir/bin/mcp-tasks.js'), "node '/opt/my dir/bin/mcp-tasks.js'");
-    assert.equal(asInvoked('Run `mcp-tasks get abc`; mcp-tasks never answers twice', 'npx mcp-tasks'), 'Run `npx mcp-tasks get abc`; mcp-tasks never answers twice');
+    assert.equal(renderHint(hint`Run \`${cmd('get', 'abc')}\`; mcp-tasks never answers twice`, 'npx mcp-tasks'), 'Run `npx mcp-tasks get abc`; mcp-tasks never answers twice');
   });
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { EXAMPLES, exampleCommand } from '../../src/cli/help-text.js';
+import { renderHint } from '../../src/hint.js';
 import type { Context } from '../../src/context.js';
 import { vaultAt } from '../../src/app/open-vault.js';
 import { tempHome } from '../helpers/cli.js';
@@ -49,7 +50,8 @@ describe('help', () => {
     const globals = paths.get('')!.options.flatMap((o) => [o.long, o.short]).filter(Boolean);
     for (const [path, lines] of Object.entries(EXAMPLES)) {
       assert.ok(paths.has(path), `EXAMPLES for a command that does not exist: "${path}"`);
-      for (const line of lines) {
+      for (const example of lines) {
+        const line = renderHint(example, 'mcp-tasks');
         const argv = words(exampleCommand(line));
         assert.equal(argv.shift(), 'mcp-tasks', line);
         let cmd = paths.get('')!;

@@ -11,6 +11,7 @@ import { refFor, scriptedAnswerHint } from '../../output/present.js';
 import { answerTaskRound, relistedOrAwaiting } from '../../app/answering.js';
 import { isTerminalStatus } from '../../session/task-session.js';
 import { finish } from '../finish.js';
+import { cmd, hint, type Hint } from '../../hint.js';
 
 export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOptions): Promise<TaskReport | AnswerTemplate> {
   if (opts.answers === '-' && ref === '-') throw new CliError('usage', 'stdin cannot carry both the taskId and the answers', 'Give the task by prefix or label, or the answers as a file.');
@@ -31,7 +32,7 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     const round = await answerTaskRound(scope, pending, { inline, answers: opts.answers, acceptDefaults: opts.acceptDefaults, decline: opts.decline, cancel: opts.cancel, again: opts.again });
     if (round.sent.length === 0 && Object.keys(pending).length === 0) {
       // input_required, but no request to answer reached us (2025-11-25: none came on tasks/result in time): nothing was answered.
-      return report(target, { kind: 'needs-input', snapshot: before }, { notes: [`nothing was sent: the server says the task needs input but handed out no request to answer; try again shortly (\`mcp-tasks answer ${ref === '-' ? `- --server ${target.entry.name}` : ref}\`)`] });
+      return report(target, { kind: 'needs-input', snapshot: before }, { notes: [hint`nothing was sent: the server says the task needs input but handed out no request to answer; try again shortly (\`${cmd('answer', ...(ref === '-' ? ['-', '--server', target.entry.name] : [ref]))}\`)`] });
     }
     const again = round.sent.length === 0 ? relistedOrAwaiting(ctx, target.record, before) : {};
     if (again.relisted || again.awaiting) {
@@ -45,13 +46,13 @@ export async function answerTaskReport(ctx: Context, ref: string, opts: AnswerOp
     const answered = new Set(target.record.inputKeysAnswered);
     const stillPending = Object.keys(after.inputRequests ?? {}).filter((k) => !answered.has(k));
     const jsonExtra = { answered: round.sent, stale: round.stale, alreadyAnswered: round.alreadyAnswered };
-    const notes: string[] = [];
+    const notes: Array<string | Hint> = [];
     if (!isTerminalStatus(after.status)) {
       if (stillPending.length > 0) {
         if (round.sent.length === 0) notes.push(`nothing was sent${ctx.interactive ? '' : ' (no terminal to ask in)'}`);
         if (!ctx.interactive) notes.push(...scriptedAnswerHint(refFor(target), after.inputRequests ?? {}, target.record.inputKeysAnswered));
         notes.push(`still waiting for: ${stillPending.join(', ')}`);
-      } else if (!ctx.json) notes.push(`next: \`mcp-tasks watch ${ref === '-' ? `- --server ${target.entry.name}` : ref}\` to follow it to the end`);
+      } else if (!ctx.json) notes.push(hint`next: \`${cmd('watch', ...(ref === '-' ? ['-', '--server', target.entry.name] : [ref]))}\` to follow it to the end`);
     }
     return report(target, { kind: 'observed', snapshot: after, stillPending }, { notes, jsonExtra });
   });

@@ -7,6 +7,7 @@ import { recover, type RecoverOptions, type Resolution } from '../../app/recover
 import { RESOLUTIONS } from '../choices.js';
 import { didYouMean } from '../../output/did-you-mean.js';
 import { finish } from '../finish.js';
+import { cmd, hint } from '../../hint.js';
 
 type Flags = Omit<RecoverOptions, 'resolve'> & { resolve?: string };
 
@@ -14,7 +15,7 @@ export function recoverOptions(opId: string | undefined, flags: Flags): RecoverO
   const { resolve, ...rest } = flags;
   if (resolve === undefined) return rest;
   if (!(RESOLUTIONS as readonly string[]).includes(resolve)) {
-    throw new CliError('usage', `--resolve "${resolve}" is not one of ${RESOLUTIONS.join(', ')}${didYouMean(resolve, RESOLUTIONS)}`, `e.g. \`mcp-tasks recover ${opId ?? '<op>'} --resolve not-run --note "checked the server: no such job"\`.`);
+    throw new CliError('usage', `--resolve "${resolve}" is not one of ${RESOLUTIONS.join(', ')}${didYouMean(resolve, RESOLUTIONS)}`, hint`e.g. \`${cmd('recover', opId ?? '<op>', '--resolve', 'not-run', '--note', '"checked the server: no such job"')}\`.`);
   }
   return { ...rest, resolve: resolve as Resolution };
 }

@@ -9,6 +9,7 @@ import { withServerName } from '../../app/remote-error.js';
 import { probeServer } from '../../session/open-session.js';
 import { didYouMean } from '../../output/did-you-mean.js';
 import { finish } from '../finish.js';
+import { cmd, hint } from '../../hint.js';
 
 export async function runTools(server: string, ctx: Context, toolName?: string): Promise<number> {
   const entry = new ServerStore(ctx.home).get(server);
@@ -22,8 +23,8 @@ export async function runTools(server: string, ctx: Context, toolName?: string):
       if (toolName === undefined) return finish(ctx, { kind: 'tools-listed', server, tools, ...offer });
       const tool = tools.find((t) => t.name === toolName);
       if (!tool) {
-        if (!conn.offersTools) throw new CliError('not-found', `server "${server}" offers no tools, so none is called "${safeName(toolName, 80)}"`, `See what it offers: \`mcp-tasks server check ${server}\`.`);
-        throw new CliError('not-found', `server "${server}" has no tool "${safeName(toolName, 80)}"${didYouMean(toolName, tools.map((t) => safeName(t.name, 80)))}`, `See its tools: \`mcp-tasks tools ${server}\`.`);
+        if (!conn.offersTools) throw new CliError('not-found', `server "${server}" offers no tools, so none is called "${safeName(toolName, 80)}"`, hint`See what it offers: \`${cmd('server', 'check', server)}\`.`);
+        throw new CliError('not-found', `server "${server}" has no tool "${safeName(toolName, 80)}"${didYouMean(toolName, tools.map((t) => safeName(t.name, 80)))}`, hint`See its tools: \`${cmd('tools', server)}\`.`);
       }
       return finish(ctx, { kind: 'tools-listed', server, tools, tool });
     });

@@ -7,6 +7,7 @@ import { presentFollowed } from '../../output/present-list.js';
 import { didYouMean } from '../../output/did-you-mean.js';
 import { LIST_STATUSES } from '../choices.js';
 import { finish } from '../finish.js';
+import { cmd, hint } from '../../hint.js';
 
 /** The flags `list` refuses before reading anything. */
 function checkListOptions(opts: ListOptions): void {
@@ -20,7 +21,7 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<number> 
   checkListOptions(opts);
   const vault = openVault(ctx);
   if (!opts.follow) return finish(ctx, await listTasks(ctx, vault, opts));
-  if (!vault.follow) throw new CliError('usage', 'list --follow follows the team store, and MCP_TASKS_STORE is not set', 'Set MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY to follow what other machines add or change, or use `mcp-tasks watch --active` on this vault.');
+  if (!vault.follow) throw new CliError('usage', 'list --follow follows the team store, and MCP_TASKS_STORE is not set', hint`Set MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY to follow what other machines add or change, or use \`${cmd('watch', '--active')}\` on this vault.`);
   const code = finish(ctx, await listTasks(ctx, vault, opts));
   await followList(ctx, vault, opts, (rec) => presentFollowed(ctx, rec));
   return code === 0 ? ExitCode.Interrupted : code;

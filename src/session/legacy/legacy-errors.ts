@@ -1,6 +1,7 @@
 // Failures particular to the 2025-11-25 generation, typed so the commands map them to the
 // contract's exit codes without reading messages.
 import { CliError, ExitCode } from '../../errors.js';
+import { cmd, hint } from '../../hint.js';
 
 /** The session a task was scoped to is gone (server restarted, session expired or deleted). Exit 6. */
 export class SessionEndedError extends CliError {
@@ -10,7 +11,7 @@ export class SessionEndedError extends CliError {
     super(
       'lost',
       `the server scoped this task to a session that has ended (server "${server}" no longer knows the session it was created in)`,
-      'The task cannot be reached any more; run the call again if its effect is still needed (`mcp-tasks recover` lists what is in doubt).',
+      hint`The task cannot be reached any more; run the call again if its effect is still needed (\`${cmd('recover')}\` lists what is in doubt).`,
       ExitCode.TaskLost,
     );
     this.name = 'SessionEndedError';

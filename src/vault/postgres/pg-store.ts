@@ -26,6 +26,7 @@ import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
 import { closePool, earlyDerivation, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
+import { cmd, hint, type Hint } from '../../hint.js';
 
 export const SCHEMA_VERSION = 1;
 const SCRYPT_N = 2 ** 14;
@@ -93,7 +94,7 @@ export class PgHandleStore implements HandleStore {
     return redactStoreUrl(this.url);
   }
 
-  private fail(message: string, next: string): never {
+  private fail(message: string, next: string | Hint): never {
     throw new VaultError({ reason: 'team-store', next }, message);
   }
 
@@ -104,9 +105,9 @@ export class PgHandleStore implements HandleStore {
     const what = [e.code, e.message].filter(Boolean).join(' ') || String(err);
     const why = what.replace(/\s+/g, ' ').slice(0, 300);
     if (e.code === '28P01' || e.code === '28000') this.fail(`the team store ${this.shown} refused the database login (${why})`, 'Check the user and password in MCP_TASKS_STORE (or PGPASSWORD / ~/.pgpass); nothing was changed.');
-    if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, 'Create the database (or fix its name in MCP_TASKS_STORE), then run `mcp-tasks store init`.');
-    if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, 'Run `mcp-tasks store init` once (safe to run from every CI job), then retry.');
-    this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, 'Check that the database is up and MCP_TASKS_STORE is right (`mcp-tasks store status`); unset MCP_TASKS_STORE to use the local vault instead.');
+    if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, hint`Create the database (or fix its name in MCP_TASKS_STORE), then run \`${cmd('store', 'init')}\`.`);
+    if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
+    this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, hint`Check that the database is up and MCP_TASKS_STORE is right (\`${cmd('store', 'status')}\`); unset MCP_TASKS_STORE to use the local vault instead.`);
   }
 
   private teamKey(): string {
@@ -147,7 +148,7 @@ export class PgHandleStore implements HandleStore {
   /** The keys, from the team key and the store's salt, checked against its sealed key check. */
   private async openKeys(meta: Meta, early?: Derivation): Promise<Keys> {
     if (meta.schema_version > SCHEMA_VERSION) this.fail(`the team store ${this.shown} has schema version ${meta.schema_version}, newer than this mcp-tasks (${SCHEMA_VERSION}); nothing was changed`, 'Upgrade mcp-tasks on this machine.');
-    if (!validCost(meta.key_n)) this.fail(`the team store ${this.shown} asks for an invalid key cost (scrypt N = ${meta.key_n}); nothing was changed`, 'Check the mcp_tasks_meta table: it was not written by mcp-tasks `store init`.');
+    if (!validCost(meta.key_n)) this.fail(`the team store ${this.shown} asks for an invalid key cost (scrypt N = ${String(meta.key_n)}); nothing was changed`, hint`Check its mcp_tasks_meta table: ${cmd('store', 'init')} never writes that cost.`);
     const pass = this.teamKey();
     const seen = early?.salt === meta.key_salt && early.n === meta.key_n;
     const master = seen ? await early.master : await masterKey(pass, meta.key_salt, meta.key_n);
@@ -155,7 +156,7 @@ export class PgHandleStore implements HandleStore {
     const keys = deriveKeys(master);
     const check = openBytes(keys.record, meta.key_check, 'key-check');
     if (!check || check.toString('utf8') !== CHECK_TEXT) {
-      this.fail(`the team store ${this.shown} cannot be opened: MCP_TASKS_TEAM_KEY is not the key it was created with; nothing was changed`, 'Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran `mcp-tasks store init`).');
+      this.fail(`the team store ${this.shown} cannot be opened: MCP_TASKS_TEAM_KEY is not the key it was created with; nothing was changed`, hint`Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran \`${cmd('store', 'init')}\`).`);
     }
     return keys;
   }
@@ -168,7 +169,7 @@ export class PgHandleStore implements HandleStore {
       const read = () => this.with((c) => readMeta(c));
       // What the early opening read stands unless it failed or found no schema (asked again: one may have been made since).
       this.keys = (begun ? begun.meta.then((m) => m ?? read(), read) : read()).then((meta) => {
-        if (!meta) this.fail(`the team store ${this.shown} has no mcp-tasks schema yet`, 'Run `mcp-tasks store init` once (safe to run from every CI job), then retry.');
+        if (!meta) this.fail(`the team store ${this.shown} has no mcp-tasks schema yet`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
         return this.openKeys(meta, early);
       });
       // A failure is not cached: the next call asks again (a database back from a restart).

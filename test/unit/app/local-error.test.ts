@@ -8,6 +8,7 @@ import { toCliError } from '../../../src/app/remote-error.js';
 import { exitCodeOf } from '../../../src/app/exit-code.js';
 import { presentError } from '../../../src/output/present-error.js';
 import { CliError, ExitCode, type ErrorKind, type ExitCodeValue } from '../../../src/errors.js';
+import { renderHint } from '../../../src/hint.js';
 import { markNotSent, wasNotSent } from '../../../src/protocol/remote-errors.js';
 import { AmbiguousRefError, VaultError } from '../../../src/vault/vault-errors.js';
 import { VaultKeyError } from '../../../src/vault/vault-crypto.js';
@@ -56,7 +57,7 @@ const CASES: Case[] = [
   signIn({ reason: 'refresh-lock-busy', server: 'ai' }, 'Wait for it to end, then retry.'),
   signIn({ reason: 'not-in-progress', server: 'ai' }, 'Run `mcp-tasks server login ai`.'),
   signIn({ reason: 'still-refused', server: 'ai' }, "Ask the server's operator which scopes it needs, then `mcp-tasks server login ai --scope …`."),
-  signIn({ reason: 'no-browser', server: 'ai' }, 'Run `mcp-tasks server login ai` (in CI: `server login ai --client-credentials`), then retry.'),
+  signIn({ reason: 'no-browser', server: 'ai' }, 'Run `mcp-tasks server login ai` (in CI: `mcp-tasks server login ai --client-credentials`), then retry.'),
   signIn({ reason: 'redirect-port-busy', server: 'ai' }, 'Run `mcp-tasks server login ai`.'),
   signIn({ reason: 'refused-by-authorization-server', server: 'ai' }, 'Check the account and the scopes asked for, then run `mcp-tasks server login ai` again.'),
   { name: 'sign-in file: key', thrown: new SignInFileError({ reason: 'key', key }, 'the sign-in file /h/oauth/ai.json cannot be opened: …'), kind: 'vault', exit: ExitCode.VaultError, next: key.next },
@@ -82,7 +83,7 @@ describe('typed local failures → kind, exit code, message and next step', () =
       assert.equal(e.kind, c.kind);
       assert.equal(e.exitCode, c.exit);
       assert.equal(e.message, c.thrown.message, 'the message is the one thrown, unchanged');
-      assert.equal(e.next, c.next);
+      assert.equal(renderHint(e.next, 'mcp-tasks'), c.next);
       // The same with no server known (main.ts's last resort): the local hint does not depend on it.
       assert.deepEqual({ ...toCliError(c.thrown) }, { ...e });
       assert.equal(exitCodeOf(c.thrown), c.exit, 'exitCodeOf the thrown error itself');

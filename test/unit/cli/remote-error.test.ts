@@ -4,10 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toCliError } from '../../../src/app/remote-error.js';
 import { RpcResponseError } from '../../../src/protocol/remote-errors.js';
+import { renderHint } from '../../../src/hint.js';
 
 const mapped = (code: number, method: string) => {
   const e = toCliError(new RpcResponseError(code, 'nope', undefined, method), 'web')!;
-  return { exit: e.exitCode, kind: e.kind, message: e.message, next: e.next };
+  return { exit: e.exitCode, kind: e.kind, message: e.message, next: renderHint(e.next, 'mcp-tasks') };
 };
 
 test('an unclassified error on tasks/* leaves the task unobserved (7), never failed (2)', () => {

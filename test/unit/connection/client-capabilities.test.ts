@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { DECLARED_CLIENT_CAPABILITIES, declaresAll, missingCapabilityNames } from '../../../src/connection/client-capabilities.js';
 import { toCliError } from '../../../src/app/remote-error.js';
 import { RpcResponseError } from '../../../src/protocol/remote-errors.js';
+import { renderHint } from '../../../src/hint.js';
 
 test('the declared capabilities: every kind of input mcp-tasks answers, the tasks extension, no listChanged', () => {
   assert.deepEqual(DECLARED_CLIENT_CAPABILITIES, {
@@ -35,14 +36,14 @@ test('-32021 on tools/call: one line naming the capability, exit 7, a next step'
   assert.equal(e.exitCode, 7);
   assert.match(e.message, /client capability sampling\.tools \(server "ai"\), which mcp-tasks does not implement/);
   assert.doesNotMatch(e.message, /\n/);
-  assert.match(e.next, /Nothing was run\. This tool cannot be used from mcp-tasks; `mcp-tasks server check ai`/);
+  assert.match(renderHint(e.next, 'mcp-tasks'), /Nothing was run\. This tool cannot be used from mcp-tasks; `mcp-tasks server check ai`/);
 });
 
 test('-32021 naming a capability mcp-tasks declares: the server is at fault, and says so', () => {
   const e = toCliError(new RpcResponseError(-32021, 'x', { requiredCapabilities: { elicitation: { form: {} } } }, 'tasks/get'), 'srv')!;
   assert.equal(e.exitCode, 7);
   assert.match(e.message, /elicitation\.form is missing \(server "srv"\), but mcp-tasks declares it in every request/);
-  assert.match(e.next, /report it to its operator/);
+  assert.match(renderHint(e.next, 'mcp-tasks'), /report it to its operator/);
 });
 
 test('-32021 (or the older -32003) without data: says the server named nothing, and what it sent', () => {

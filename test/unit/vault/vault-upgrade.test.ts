@@ -12,6 +12,7 @@ import { writerGone } from '../../../src/vault/writer.js';
 import { inDoubtRecords } from '../../../src/app/recover.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { toCliError } from '../../../src/app/remote-error.js';
+import { renderHint } from '../../../src/hint.js';
 
 /** The vault's typed error as app/ presents it (kind, exit code, message, next step). */
 const shown = (err: unknown) => toCliError(err);
@@ -119,7 +120,7 @@ test('a directory at a lock path is a vault error naming it, not a wait', () => 
   mkdirSync(lock);
   assert.throws(
     () => v.update(rec.opId, (r) => (r.phase = 'terminal')),
-    (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(lock) && /directory/.test(err.message) && err.next.includes(`remove ${lock}`); },
+    (thrown: unknown) => { const err = shown(thrown); return err instanceof CliError && err.exitCode === ExitCode.VaultError && err.message.includes(lock) && /directory/.test(err.message) && renderHint(err.next, 'mcp-tasks').includes(`remove ${lock}`); },
   );
   rmSync(lock, { recursive: true });
   assert.equal(v.update(rec.opId, (r) => (r.phase = 'terminal'))?.phase, 'terminal');
