@@ -83,7 +83,7 @@ export function decidePrior(prior: VaultRecord, entry: ServerEntry, tool: string
  * `--new` sends anyway. Identical calls that got their handles are not in doubt and do not count.
  */
 export async function refuseIdenticalInDoubt(vault: HandleStore, probe: IntentOf, nowMs: number): Promise<void> {
-  const seen = inDoubtRecords(await vault.sameIntent(probe), nowMs);
+  const seen = inDoubtRecords(await vault.unsettledSameIntent(probe), nowMs);
   if (!seen.length) return;
   // A submitter that stored its handle and exited between our read and the look at its process
   // looks gone: read each record again, and only one still without a handle is in doubt.

@@ -51,8 +51,8 @@ export interface HandleStore {
   count(): Promise<number>;
   /** A taskId, a unique taskId or opId prefix (6+), an opId, or a label value. */
   resolve(ref: string): Promise<VaultRecord | undefined>;
-  /** Records of the same intent (server, tool, arguments). */
-  sameIntent(rec: IntentOf): Promise<VaultRecord[]>;
+  /** Records of the same intent (server, tool, arguments) still without a handle, submitting or in doubt: what may stop an identical call. */
+  unsettledSameIntent(rec: IntentOf): Promise<VaultRecord[]>;
   /** Insert records whose opId, and (server, taskId), are not present yet; how many were added. */
   merge(records: VaultRecord[]): Promise<number>;
   /** merge() for many records at once (import, seeding). */
@@ -68,6 +68,9 @@ export interface HandleStore {
   /** Release what the engine holds open (a database connection). */
   close(): Promise<void>;
 }
+
+/** A record that may still be in doubt: no handle, and not settled by an end, a resolution or a handle. */
+const unsettled = (r: VaultRecord) => !r.taskId && (r.phase === 'submitting' || r.phase === 'in-doubt');
 
 /** The local file vault behind the seam: a thin adapter, each call as fast as the Vault's own. */
 export class FileHandleStore implements HandleStore {
@@ -123,8 +126,8 @@ export class FileHandleStore implements HandleStore {
   async resolve(ref: string) {
     return this.vault.resolve(ref);
   }
-  async sameIntent(rec: IntentOf) {
-    return this.vault.sameIntent(rec);
+  async unsettledSameIntent(rec: IntentOf) {
+    return this.vault.sameIntent(rec).filter(unsettled);
   }
   async merge(records: VaultRecord[]) {
     return this.vault.merge(records);

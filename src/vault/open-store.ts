@@ -42,7 +42,7 @@ function lazyTeamStore(url: string, env: NodeJS.ProcessEnv, home: string, rows: 
     count: call('count'),
     follow: call('follow'),
     resolve: call('resolve'),
-    sameIntent: call('sameIntent'),
+    unsettledSameIntent: call('unsettledSameIntent'),
     merge: call('merge'),
     bulkInsert: call('bulkInsert'),
     remove: call('remove'),

@@ -314,13 +314,6 @@ export class PgHandleStore implements HandleStore {
     });
   }
 
-  /** Records a hint of `kind` for `value` points at, checked by `accept` once decrypted. */
-  private async lookup(c: PoolClient, keys: Keys, kind: string, value: string, accept: (r: VaultRecord) => boolean): Promise<VaultRecord[]> {
-    const hint = this.hash(keys, kind, kind.endsWith('6') ? value.slice(0, PREFIX_LEN) : value);
-    const recs = await this.rows(c, keys, 'SELECT r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1', [hint]);
-    return recs.filter(accept);
-  }
-
   // -- the seam -------------------------------------------------------------------------------
 
   async check(): Promise<void> {
@@ -461,10 +454,12 @@ export class PgHandleStore implements HandleStore {
     return undefined;
   }
 
-  async sameIntent(probe: IntentOf): Promise<VaultRecord[]> {
+  /** Only rows still submitting or in doubt are read: a call repeated daily for a year decrypts no history. */
+  async unsettledSameIntent(probe: IntentOf): Promise<VaultRecord[]> {
     const keys = await this.ready();
     const intent = intentOf(probe);
-    return this.with(async (c) => (await this.lookup(c, keys, 'intent', intent, (r) => r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent)).sort(byCreatedAt));
+    const hint = this.hash(keys, 'intent', intent);
+    return this.with(async (c) => (await this.rows(c, keys, "SELECT r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1 AND r.phase IN ('submitting', 'in-doubt')", [hint])).filter((r) => !r.taskId && r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent).sort(byCreatedAt));
   }
 
   /**
