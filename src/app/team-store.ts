@@ -76,6 +76,7 @@ export async function storePush(ctx: Context, refs: string[]): Promise<StorePush
     for (const r of records.filter((x) => x.pushPending && x.taskId)) {
       let replaced = false;
       await store.update(r.opId, (x) => {
+        replaced = false;
         if (x.taskId) return;
         for (const k of Object.keys(x) as Array<keyof VaultRecord>) delete x[k];
         Object.assign(x, structuredClone(r));

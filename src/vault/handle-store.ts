@@ -37,7 +37,11 @@ export interface HandleStore {
   put(record: VaultRecord): Promise<void>;
   /** put(), only when no record has this opId yet: false when one had. */
   create(record: VaultRecord): Promise<boolean>;
-  /** Apply `change` (synchronous, no I/O) to the stored record, re-read under its lock; returns the new record. */
+  /**
+   * Apply `change` (synchronous, no I/O) to the stored record, re-read under its lock; returns the
+   * new record. `change` may run more than once (the team store tries a copy it read moments ago
+   * first): it decides from the record it is given alone, and what it reports outward it sets anew.
+   */
   update(opId: string, change: (rec: VaultRecord) => void): Promise<VaultRecord | undefined>;
   /** Records by creation (oldest first). */
   query(q: VaultQuery): Promise<VaultRecord[]>;
