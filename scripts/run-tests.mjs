@@ -26,6 +26,9 @@ if (files.length === 0) {
 // Files that load the whole machine on purpose (64 processes beside CPU burners) run alone,
 // after the rest: beside other files they would starve them, and be starved, into false failures.
 const ALONE = /fanout/;
+// The fleet soak (200 processes against one PostgreSQL and one server) is heavier still: it runs
+// last, by itself, so the fan-out files and it do not measure each other's load.
+const SOLO = /team-store-soak/;
 // The files that take longest, mostly waiting on servers' own clocks (server-everything's stages,
 // npm pack and install, shells), start first: started last, they ran on alone at the end while
 // the cores idled. Only the order changes; a file missing here keeps its place after them.
@@ -71,14 +74,15 @@ function reaches(file, target, seen = new Set()) {
 const seededModule = join(root, 'helpers', 'seeded.js');
 /** The kind of shared process a file can run in, or undefined when it keeps its own. */
 function sharedKind(f) {
-  if (ALONE.test(f) || rank(f) < LONG_FIRST.length || reaches(f, seededModule)) return undefined;
+  if (ALONE.test(f) || SOLO.test(f) || rank(f) < LONG_FIRST.length || reaches(f, seededModule)) return undefined;
   const { src } = relativeImports(f);
   if (/^(before|after|beforeEach|afterEach)\(/m.test(src) || /\bmock\b/.test(src)) return undefined;
   const dir = relative(root, f).split('/')[0];
   return dir === 'unit' || dir === 'in-process' ? 'unit' : dir === 'e2e' || dir === 'sessions' ? 'e2e' : undefined;
 }
-const alone = files.filter((f) => ALONE.test(f));
-const own = files.filter((f) => !ALONE.test(f) && !sharedKind(f));
+const solo = files.filter((f) => SOLO.test(f));
+const alone = files.filter((f) => ALONE.test(f) && !SOLO.test(f));
+const own = files.filter((f) => !ALONE.test(f) && !SOLO.test(f) && !sharedKind(f));
 // Balanced by size (the largest file first into the smallest group): deterministic, so a group
 // is the same set of files on every run.
 const groupsDir = new URL('../build/test-groups/', import.meta.url).pathname;
@@ -110,10 +114,10 @@ const ordered = [
   ...groupEntries.filter((g) => !isE2eGroup(g)),
   ...byRank.filter((f) => rank(f) === LONG_FIRST.length),
 ];
-const batches = [ordered, alone].filter((b) => b.length);
+const batches = [ordered, alone, ...solo.map((f) => [f])].filter((b) => b.length);
 if (listOnly) {
   // --list: the processes this run would start, in order, and the files each one runs.
-  for (const f of [...ordered, ...alone]) {
+  for (const f of [...ordered, ...alone, ...solo]) {
     console.log(relative(root, f));
     if (f.startsWith(groupsDir)) for (const m of readFileSync(f, 'utf8').matchAll(/^import "(.+)";$/gm)) console.log(`  ${relative(root, resolve(groupsDir, m[1]))}`);
   }

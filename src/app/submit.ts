@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { ServerEntry } from '../servers/server-entry.js';
-import { provesNothingCreated, serverAnswerOf, type CallToolResult, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
+import { isTerminalStatus, provesNothingCreated, serverAnswerOf, type CallToolResult, type TaskSession, type ToolCallOutcome } from '../session/task-session.js';
 import { sanitize } from '../output/sanitize.js';
 import { comparePrincipals } from '../tasks/principal.js';
 import { relistedKeys } from '../tasks/input-stuck.js';
@@ -13,7 +13,7 @@ import { applySnapshot, type VaultRecord } from '../vault/vault-record.js';
 import { openLocalStore } from './open-vault.js';
 import type { TaskSnapshot } from '../tasks/task-snapshot.js';
 import { followTask } from './follow.js';
-import { inScope, taskScope } from './with-task.js';
+import { inScope, taskScope, type TaskScope } from './with-task.js';
 import { report, type InDoubt, type Outcome } from './outcomes.js';
 import { toCliError } from './remote-error.js';
 import type { TaskTarget } from './task-target.js';
@@ -189,7 +189,7 @@ async function followCreatedTask(ctx: Context, session: TaskSession, vault: Hand
   }
   if (outcome.problems?.length) notes.push(`warning: the server's CreateTaskResult was malformed (${sanitize(outcome.problems.join('; '), { singleLine: true, maxLength: 300 })}); the handle was kept and the next poll reads the task's real state`);
   if (cameLate) notes.push(LATE_HANDLE_NOTE);
-  if (opts.detach) return { kind: 'detached', target, snapshot: task, ...(notes.length ? { notes } : {}) };
+  if (opts.detach) return { kind: 'detached', target, snapshot: await withOutcome(scope, task), ...(notes.length ? { notes } : {}) };
   // In the task's scope: a failure from here on (Ctrl-C at a prompt) names the task, never "run it again".
   return inScope(scope, async () => {
     const end = await followTask(scope, {
@@ -200,6 +200,25 @@ async function followCreatedTask(ctx: Context, session: TaskSession, vault: Hand
     });
     return report(target, end, { notes });
   });
+}
+
+/**
+ * A handle that comes back already ended (a server's duplicate prevention answering a resubmission
+ * with the task it had) carries no result: one tasks/get fetches it, so the record keeps what the
+ * task ended with, not a bare "completed" that `watch --active` skips and `prune` drops. If that
+ * get fails, the handle is stored all the same and `get` fetches the result later.
+ */
+async function withOutcome(scope: TaskScope, task: TaskSnapshot): Promise<TaskSnapshot> {
+  if (!isTerminalStatus(task.status) || task.status === 'cancelled' || task.result || task.error) return task;
+  let full: TaskSnapshot;
+  try {
+    full = await scope.session.getTask(task.taskId, { signal: scope.ctx.interrupt });
+  } catch {
+    return task;
+  }
+  // Shown whatever the vault says: the record keeps its handle, and `get` stores the result later.
+  await scope.observe(full).catch(() => {});
+  return full;
 }
 
 /**

@@ -4,7 +4,7 @@
 // and ends with exactly one payment per intent and a record that tells the truth.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { homeWithServer, parseJsonDoc, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
 import { readStore } from '../helpers/demo-server.js';
 import { methodOf, startProxy, type Proxy, type ProxyHooks, type ProxiedRequest, type UpstreamAnswer } from '../helpers/proxy.js';
 
@@ -155,6 +155,28 @@ describe('never twice: one intent, one effect on every retry path', { concurrenc
       assert.equal(third.code, 0, third.stderr);
       assert.match(third.stderr, /nothing was sent again/);
       assert.equal(w.created.length, 2, 'the third run sent no tools/call');
+    } finally {
+      await w.close();
+    }
+  });
+
+  test('a resubmission the server answers with its finished task keeps that task\'s result (recover --resubmit --detach)', async () => {
+    const w = await world(() => null, IDEM_META);
+    try {
+      assert.equal((await w.pay(['to=finished', 'amount=2'])).code, 10);
+      const op = (await inDoubtRows(w.home))[0]!.opId as string;
+      // The payment settles at the server (2 s) while its record is in doubt; the on-call comes later.
+      await sleep(2300);
+      const r = await w.home.run(['--json', 'recover', op, '--resubmit', '--detach']);
+      assert.equal(r.code, 0, r.stderr);
+      const shown = parseJsonDoc(r.stdout);
+      assert.equal(shown.taskId, w.created[0], "the server's first task");
+      assert.equal(shown.status, 'completed');
+      assert.equal(shown.result?.content?.[0]?.text, 'Paid 2 EUR to finished', 'the result is fetched, not a bare "completed"');
+      const rows = parseJsonDoc((await w.home.run(['--json', 'list', '--all'])).stdout) as Array<Record<string, any>>;
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.result?.content?.[0]?.text, 'Paid 2 EUR to finished', 'the record keeps the result (prune may drop only such a record)');
+      assert.equal(paymentsOf(w.demo), 1);
     } finally {
       await w.close();
     }

@@ -364,6 +364,30 @@ describe('the team store on PostgreSQL', () => {
     assert.equal(await demo.count('tools/call'), calls, 'no request left');
   });
 
+  test('the store at its connection limit: exit 9 saying so, nothing sent, and the next step is to run again, not to leave the team store', async () => {
+    const { url, env } = await teamStore();
+    const admin = new pg.Client(url);
+    await admin.connect();
+    try {
+      // Too many clients for the role: the same refusal (53300) as a database at max_connections, as a fleet meets it.
+      await admin.query("CREATE ROLE team_full LOGIN PASSWORD 'full-role-pw' CONNECTION LIMIT 0");
+    } finally {
+      await admin.end();
+    }
+    const full = new URL(url);
+    full.username = 'team_full';
+    full.password = 'full-role-pw';
+    const h = await homeWithServer('demo-http', demo.url);
+    const calls = await demo.count('tools/call');
+    const r = await h.run(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], { env: { ...env, MCP_TASKS_STORE: full.toString() } });
+    assert.equal(r.code, 9, r.stderr);
+    assert.match(r.stderr, /team store postgres:\/\/team_full@127\.0\.0\.1:\d+\/team_\d+ has no connection free \(53300 .*\); nothing was changed/);
+    assert.match(r.stderr, /next: Run the same command again in a moment/);
+    assert.doesNotMatch(r.stderr, /unset MCP_TASKS_STORE/, 'a runner that left the team store would hide its record from the team');
+    assert.doesNotMatch(r.stderr + r.stdout, /full-role-pw/);
+    assert.equal(await demo.count('tools/call'), calls, 'no request left');
+  });
+
   test('the database crashes (pg_ctl stop -m immediate) mid-run: no committed record is lost; lost after the send, the handle is kept locally for store push', async () => {
     const { env } = await teamStore();
     const h = await homeWithServer('demo-http', demo.url);

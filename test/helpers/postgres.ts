@@ -80,7 +80,12 @@ function traversableTmp(): string {
   }
 }
 
-export async function startCluster(): Promise<TestCluster> {
+export interface ClusterOptions {
+  /** PostgreSQL's max_connections (its default is 100). */
+  maxConnections?: number;
+}
+
+export async function startCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
   hydrateSymlinks();
   const port = await freePort();
   const base = mkdtempSync(join(traversableTmp(), 'mcp-tasks-pg-'));
@@ -96,6 +101,7 @@ export async function startCluster(): Promise<TestCluster> {
     password,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
+    ...(opts.maxConnections !== undefined ? { postgresFlags: ['-c', `max_connections=${opts.maxConnections}`] } : {}),
     onLog: (m) => {
       logs.push(String(m));
     },

@@ -38,6 +38,15 @@ export interface ProxyHooks {
    * settles (an answer that comes late).
    */
   replace?: (req: ProxiedRequest, upstream: UpstreamAnswer) => ProxyReply | 'hold' | null | undefined | Promise<ProxyReply | 'hold' | null | undefined>;
+  /** Which requests `replace` sees (default: all). The others' answers stream through as they come, so a listen stream stays live. */
+  replaceWhen?: (req: ProxiedRequest) => boolean;
+  /**
+   * Hold this request until the promise settles (the network's latency on the way in), then
+   * forward it if it resolves true. A request dropped (false), or whose client went away
+   * meanwhile, is never forwarded nor answered, as a gateway drops a request whose client aborted
+   * before it was passed upstream (nginx's default).
+   */
+  holdRequest?: (req: ProxiedRequest) => Promise<boolean> | undefined;
   /**
    * Rewrite each `data:` payload of an event-stream answer as it passes, the stream kept flowing
    * (a server request mid-call still reaches the client before the answer is rewritten).
@@ -147,100 +156,126 @@ function sendHostile(res: ServerResponse, answer: HostileAnswer, upstream: { sta
 
 export interface Proxy {
   url: string;
+  /** Requests held by `holdRequest`, or forwarded upstream (past `answer` and `hostile`) whose answer has not fully come back. */
+  pending(): number;
   close(): Promise<void>;
 }
 
 export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, options: ProxyOptions = {}): Promise<Proxy> {
   const target = new URL(targetUrl);
+  let pending = 0;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const seen: ProxiedRequest = { method: req.method ?? 'GET', headers: req.headers, body: Buffer.concat(chunks) };
-      const own = hooks.answer?.(seen);
-      if (own === 'hold') return;
-      if (own) {
-        res.writeHead(own.status, { 'content-type': 'application/json', ...own.headers });
-        res.end(own.body);
-        return;
-      }
-      const hostile = hooks.hostile?.(seen);
-      if (hostile) {
-        const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
-          const body: Buffer[] = [];
-          r.on('data', (c: Buffer) => body.push(c));
-          r.on('end', () => sendHostile(res, hostile, { status: r.statusCode ?? 502, body: Buffer.concat(body) }));
-        });
-        up.on('error', () => res.destroy());
-        up.end(seen.body);
-        return;
-      }
-      const rewrite = hooks.rewrite?.(seen);
-      const rewriteEvent = hooks.rewriteEvents?.(seen);
-      const rewritten = hooks.rewriteRequest?.(seen);
-      const newBody = Buffer.isBuffer(rewritten) ? rewritten : rewritten?.body;
-      const headers = newBody ? { ...(Buffer.isBuffer(rewritten) ? req.headers : rewritten!.headers), 'content-length': String(newBody.length) } : req.headers;
-      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
-        if (hooks.replace) {
-          const body: Buffer[] = [];
-          r.on('data', (c: Buffer) => body.push(c));
-          const answerWith = async (text: string, contentType: string) => {
-            const mine = await hooks.replace!(seen, { status: r.statusCode ?? 502, contentType, body: text, message: messageOf(text, contentType) });
-            if (res.destroyed) return;
-            if (mine === null) return res.destroy();
-            if (mine === 'hold') return;
-            if (mine === undefined) {
-              const { 'transfer-encoding': _chunked, ...kept } = r.headers;
-              res.writeHead(r.statusCode ?? 502, { ...kept, 'content-length': String(Buffer.byteLength(text)) });
-              res.end(text);
-              return;
-            }
-            res.writeHead(mine.status, { 'content-type': 'application/json', ...mine.headers });
-            res.end(mine.body);
-          };
-          r.on('end', () => void answerWith(Buffer.concat(body).toString('utf8'), String(r.headers['content-type'] ?? '')));
-          return;
-        }
-        if (rewriteEvent && String(r.headers['content-type'] ?? '').includes('text/event-stream')) {
-          const { 'content-length': _length, ...kept } = r.headers;
-          res.writeHead(r.statusCode ?? 502, kept);
-          res.flushHeaders();
-          let partial = '';
-          r.setEncoding('utf8');
-          r.on('data', (chunk: string) => {
-            const lines = (partial + chunk).split('\n');
-            partial = lines.pop()!;
-            let out = '';
-            for (const l of lines) {
-              const data = l.startsWith('data:') ? rewriteEvent(l.slice(5).trim()) : l;
-              if (data === null) {
-                res.write(out);
-                res.destroy();
-                r.destroy();
-                return;
-              }
-              out += `${l.startsWith('data:') ? `data: ${data}` : l}\n`;
-            }
-            res.write(out);
-          });
-          r.on('end', () => res.end(partial));
-          return;
-        }
-        if (!rewrite) {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-          return;
-        }
+      const held = hooks.holdRequest?.(seen);
+      if (held === undefined) return forward(seen, req, res);
+      pending++;
+      void held.then(
+        (go) => {
+          pending--;
+          if (go && !res.destroyed && !req.socket.destroyed) forward(seen, req, res);
+        },
+        () => pending--,
+      );
+    });
+  };
+  const forward = (seen: ProxiedRequest, req: IncomingMessage, res: ServerResponse) => {
+    const own = hooks.answer?.(seen);
+    if (own === 'hold') return;
+    if (own) {
+      res.writeHead(own.status, { 'content-type': 'application/json', ...own.headers });
+      res.end(own.body);
+      return;
+    }
+    const hostile = hooks.hostile?.(seen);
+    if (hostile) {
+      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
         const body: Buffer[] = [];
         r.on('data', (c: Buffer) => body.push(c));
-        r.on('end', () => {
-          res.writeHead(r.statusCode ?? 502, { 'content-type': r.headers['content-type'] ?? 'application/json' });
-          res.end(rewrite(Buffer.concat(body).toString('utf8')));
-        });
+        r.on('end', () => sendHostile(res, hostile, { status: r.statusCode ?? 502, body: Buffer.concat(body) }));
       });
       up.on('error', () => res.destroy());
-      up.end(newBody ?? seen.body);
+      up.end(seen.body);
+      return;
+    }
+    const rewrite = hooks.rewrite?.(seen);
+    const rewriteEvent = hooks.rewriteEvents?.(seen);
+    const rewritten = hooks.rewriteRequest?.(seen);
+    const newBody = Buffer.isBuffer(rewritten) ? rewritten : rewritten?.body;
+    const headers = newBody ? { ...(Buffer.isBuffer(rewritten) ? req.headers : rewritten!.headers), 'content-length': String(newBody.length) } : req.headers;
+    pending++;
+    let answered = false;
+    const done = () => {
+      if (!answered) pending--;
+      answered = true;
+    };
+    const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
+      r.once('end', done);
+      r.once('close', done);
+      if (hooks.replace && (hooks.replaceWhen?.(seen) ?? true)) {
+        const body: Buffer[] = [];
+        r.on('data', (c: Buffer) => body.push(c));
+        const answerWith = async (text: string, contentType: string) => {
+          const mine = await hooks.replace!(seen, { status: r.statusCode ?? 502, contentType, body: text, message: messageOf(text, contentType) });
+          if (res.destroyed) return;
+          if (mine === null) return res.destroy();
+          if (mine === 'hold') return;
+          if (mine === undefined) {
+            const { 'transfer-encoding': _chunked, ...kept } = r.headers;
+            res.writeHead(r.statusCode ?? 502, { ...kept, 'content-length': String(Buffer.byteLength(text)) });
+            res.end(text);
+            return;
+          }
+          res.writeHead(mine.status, { 'content-type': 'application/json', ...mine.headers });
+          res.end(mine.body);
+        };
+        r.on('end', () => void answerWith(Buffer.concat(body).toString('utf8'), String(r.headers['content-type'] ?? '')));
+        return;
+      }
+      if (rewriteEvent && String(r.headers['content-type'] ?? '').includes('text/event-stream')) {
+        const { 'content-length': _length, ...kept } = r.headers;
+        res.writeHead(r.statusCode ?? 502, kept);
+        res.flushHeaders();
+        let partial = '';
+        r.setEncoding('utf8');
+        r.on('data', (chunk: string) => {
+          const lines = (partial + chunk).split('\n');
+          partial = lines.pop()!;
+          let out = '';
+          for (const l of lines) {
+            const data = l.startsWith('data:') ? rewriteEvent(l.slice(5).trim()) : l;
+            if (data === null) {
+              res.write(out);
+              res.destroy();
+              r.destroy();
+              return;
+            }
+            out += `${l.startsWith('data:') ? `data: ${data}` : l}\n`;
+          }
+          res.write(out);
+        });
+        r.on('end', () => res.end(partial));
+        return;
+      }
+      if (!rewrite) {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+        return;
+      }
+      const body: Buffer[] = [];
+      r.on('data', (c: Buffer) => body.push(c));
+      r.on('end', () => {
+        res.writeHead(r.statusCode ?? 502, { 'content-type': r.headers['content-type'] ?? 'application/json' });
+        res.end(rewrite(Buffer.concat(body).toString('utf8')));
+      });
     });
+    up.on('error', () => {
+      done();
+      res.destroy();
+    });
+    up.end(newBody ?? seen.body);
   };
   const server: Server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
   // TCP connections are accepted here first, so a hook can cut one before any byte of it is read.
@@ -257,6 +292,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, opti
   await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${(front.address() as { port: number }).port}/mcp`,
+    pending: () => pending,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

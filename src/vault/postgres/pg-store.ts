@@ -107,6 +107,8 @@ export class PgHandleStore implements HandleStore {
     if (e.code === '28P01' || e.code === '28000') this.fail(`the team store ${this.shown} refused the database login (${why})`, 'Check the user and password in MCP_TASKS_STORE (or PGPASSWORD / ~/.pgpass); nothing was changed.');
     if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, hint`Create the database (or fix its name in MCP_TASKS_STORE), then run \`${cmd('store', 'init')}\`.`);
     if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
+    // Up, but at its connection limit: a moment later it takes the command; the local vault would hide the record from the team.
+    if (e.code === '53300') this.fail(`the team store ${this.shown} has no connection free (${why}); nothing was changed`, 'Run the same command again in a moment. For many concurrent jobs, raise the database\'s max_connections (or the role\'s CONNECTION LIMIT), or put a connection pooler in front of it.');
     this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, hint`Check that the database is up and MCP_TASKS_STORE is right (\`${cmd('store', 'status')}\`); unset MCP_TASKS_STORE to use the local vault instead.`);
   }
 
