@@ -4,7 +4,7 @@
 import { fileStore, type HandleStore, type StoreDescription } from './handle-store.js';
 import type { ListingRows } from './listing-index.js';
 import { VaultError } from './vault-errors.js';
-import { isTeamStoreUrl } from './postgres/pg-connect.js';
+import { isTeamStoreUrl, redactStoreUrl } from './postgres/pg-connect.js';
 
 export { isTeamStoreUrl };
 
@@ -18,14 +18,8 @@ function lazyTeamStore(url: string, env: NodeJS.ProcessEnv, home: string, rows: 
       const s = await load();
       return (s[k] as (...a: unknown[]) => unknown).apply(s, args);
     };
-  const where = (() => {
-    try {
-      const u = new URL(url);
-      return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
-    } catch {
-      return '(an unparsable MCP_TASKS_STORE)';
-    }
-  })();
+  // As the engine itself shows it (pg-connect.ts is small: the driver stays unloaded).
+  const where = redactStoreUrl(url);
   return {
     engine: 'postgres',
     describe: (): StoreDescription => ({ engine: 'postgres', where }),

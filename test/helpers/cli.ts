@@ -466,6 +466,16 @@ export function firstUnsafe(text: string): string | undefined {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** `get` the ref every 100 ms until the server reports `status` (at most 10 s of tries); `env` as the home runs with it. */
+export async function waitForStatus(h: TestHome, ref: string, env: Record<string, string>, status: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const r = await h.run(['--json', 'get', ref], { env });
+    if (r.code !== 1 && r.stdout && parseJsonDoc(r.stdout).status === status) return;
+    await sleep(100);
+  }
+  throw new Error(`${ref} never reached ${status}`);
+}
+
 /**
  * A loopback URL that cannot be reached: a server that resets every connection the moment it is
  * accepted (an RST, so the client sees ECONNRESET). It keeps its port for the life of the test
