@@ -52,6 +52,7 @@ export const OUTCOME_EXIT: { readonly [K in Outcome['kind']]: Rule<K> } = {
   'records-imported': ok,
   'store-status': ok,
   'store-initialised': ok,
+  'store-key-generated': ok,
   'store-pushed': ok,
   'server-added': ok,
   'servers-listed': ok,

@@ -3,7 +3,8 @@
 // loaded only here and when MCP_TASKS_STORE names a team store.
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
-import type { StoreInitialised, StorePushed, StoreStatus } from './outcomes.js';
+import type { StoreInitialised, StoreKeyGenerated, StorePushed, StoreStatus } from './outcomes.js';
+import { newTeamKey } from '../vault/postgres/team-key.js';
 import { isTeamStoreUrl } from '../vault/open-store.js';
 import { LIST_JSON_ROWS, openLocalStore } from './open-vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
@@ -45,6 +46,11 @@ export async function storeStatus(ctx: Context): Promise<StoreStatus> {
   } finally {
     await store.close();
   }
+}
+
+/** A new generated team key: a store created with one opens without scrypt on every start. */
+export function storeKeygen(): StoreKeyGenerated {
+  return { kind: 'store-key-generated', key: newTeamKey() };
 }
 
 export async function storeInit(ctx: Context): Promise<StoreInitialised> {

@@ -354,7 +354,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       const { runVaultCheck } = await import('./commands/vault-admin.js');
       done(runVaultCheck({ ...(opts.repair ? { repair: true } : {}) }, ctxOf(cmd)));
     });
-  const store = program.command('store').description('the team store (MCP_TASKS_STORE): status, init, push');
+  const store = program.command('store').description('the team store (MCP_TASKS_STORE): status, init, keygen, push');
   store
     .command('status')
     .description('which store holds the handles, whether it is reachable, its schema version, how many records and whose')
@@ -368,6 +368,13 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .action(async (_opts, cmd: Command) => {
       const { runStoreInit } = await import('./commands/store.js');
       done(await runStoreInit(ctxOf(cmd)));
+    });
+  store
+    .command('keygen')
+    .description('print a new generated team key (256 random bits) for MCP_TASKS_TEAM_KEY: a store initialised with one opens without passphrase stretching')
+    .action(async (_opts, cmd: Command) => {
+      const { runStoreKeygen } = await import('./commands/store.js');
+      done(await runStoreKeygen(ctxOf(cmd)));
     });
   store
     .command('push [ref...]')

@@ -362,6 +362,12 @@ export interface StoreInitialised {
   schemaVersion: number;
 }
 
+/** `store keygen`: a new generated team key, printed once and kept nowhere. */
+export interface StoreKeyGenerated {
+  kind: 'store-key-generated';
+  key: string;
+}
+
 /** `store push`: local records copied into the team store (twice adds nothing). */
 export interface StorePushed {
   kind: 'store-pushed';
@@ -370,7 +376,7 @@ export interface StorePushed {
   alreadyPresent: number;
 }
 
-export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked | StoreStatus | StoreInitialised | StorePushed;
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked | StoreStatus | StoreInitialised | StoreKeyGenerated | StorePushed;
 
 /** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
 export interface SignedIn {

@@ -95,6 +95,14 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
       if (ctx.json) out(jsonLine({ where: o.where, created: o.created, schemaVersion: o.schemaVersion }));
       else out(`${o.created ? 'created the team store' : 'the team store is ready'} at ${safeName(o.where, 300)} (schema version ${o.schemaVersion})\n`);
       return;
+    case 'store-key-generated':
+      // The key itself is the output (for a pipe into a secret store); the advice goes to stderr.
+      if (ctx.json) out(jsonLine({ teamKey: o.key }));
+      else {
+        out(`${o.key}\n`);
+        ctx.stderr.write(renderHint(hint`a new team key (256 random bits; no passphrase stretching, so the store opens faster): keep it in your secret store and give it to every runner and person as MCP_TASKS_TEAM_KEY, never on a command line. It is kept nowhere else. Then, with it set, run \`${cmd('store', 'init')}\` on a new store.\n`, ctx.invocation));
+      }
+      return;
     case 'store-pushed':
       if (ctx.json) out(jsonLine({ where: o.where, added: o.added, alreadyPresent: o.alreadyPresent }));
       else out(`pushed ${o.added} record(s) to ${safeName(o.where, 300)}${o.alreadyPresent ? `; ${o.alreadyPresent} already there` : ''} (stored credentials are never copied)\n`);

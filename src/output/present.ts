@@ -51,6 +51,7 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'vault-checked':
     case 'store-status':
     case 'store-initialised':
+    case 'store-key-generated':
     case 'store-pushed':
       return presentVaultOutcome(ctx, outcome);
     case 'tasks-listed':

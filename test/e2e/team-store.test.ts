@@ -187,6 +187,49 @@ describe('the team store on PostgreSQL', () => {
     assert.equal(await rawTables(url), before, 'the tables are byte for byte as they were');
   });
 
+  test('a generated team key (store keygen): the store is made without stretching, opens only with that key, and the key is in no table', async () => {
+    const h = await homeWithServer('demo-http', demo.url);
+    const gen = await h.run(['store', 'keygen']);
+    assert.equal(gen.code, 0, gen.stderr);
+    const key = gen.stdout.trim();
+    assert.match(key, /^mcptk1_[A-Za-z0-9_-]{43}$/);
+    assert.match(gen.stderr, /MCP_TASKS_TEAM_KEY/, 'the advice goes to stderr, the key alone to stdout');
+    const again = parseJsonDoc((await h.run(['--json', 'store', 'keygen'])).stdout) as { teamKey: string };
+    assert.notEqual(again.teamKey, key, 'each key is new');
+    const url = await cluster.newDatabase(`team_${++dbs}`);
+    const env = { MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: key };
+    await h.ok(['store', 'init'], { env });
+    const c = new pg.Client(url);
+    await c.connect();
+    const { key_n: cost } = (await c.query<{ key_n: number }>('SELECT key_n FROM mcp_tasks_meta')).rows[0]!;
+    await c.end();
+    assert.equal(cost, 0, 'a generated key is not stretched: cost 0 in the meta row');
+    assert.deepEqual(Object.values(JSON.parse(readFileSync(join(h.dir, 'team-stores.json'), 'utf8')) as object).map((v) => (v as { n: number }).n), [0]);
+    await h.ok(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'gen=g1'], { env });
+    assert.equal((await h.run(['--json', 'get', 'g1'], { env })).code, 0);
+    const other = await homeWithServer('demo-http', demo.url);
+    assert.equal((await other.run(['--json', 'get', 'g1'], { env, spawn: true })).code, 0, 'another home opens it with the key alone');
+    const before = await rawTables(url);
+    assert.ok(!before.includes(key.slice(7, 30)) && !before.includes(Buffer.from(key.slice(7), 'base64url').toString('hex')), 'the key is in no table');
+    const calls = await demo.count('tools/call');
+    const refusals: Array<[string, Record<string, string>, RegExp]> = [
+      ['a passphrase', { ...env, MCP_TASKS_TEAM_KEY: 'a-long-enough-passphrase-42' }, /created with a generated team key/],
+      ['the key cut short', { ...env, MCP_TASKS_TEAM_KEY: key.slice(0, -1) }, /cut short or altered/],
+      ['another generated key', { ...env, MCP_TASKS_TEAM_KEY: again.teamKey }, /MCP_TASKS_TEAM_KEY is not the key/],
+    ];
+    for (const [what, wrong, says] of refusals) {
+      for (const spawn of [false, true]) {
+        for (const args of [['get', 'g1'], ['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach']]) {
+          const r = await h.run(args, { env: wrong, spawn });
+          assert.equal(r.code, 9, `${what}, ${args[0]}: ${r.stderr}`);
+          assert.match(r.stderr, says, what);
+        }
+      }
+    }
+    assert.equal(await demo.count('tools/call'), calls, 'no call was sent');
+    assert.equal(await rawTables(url), before, 'the tables are byte for byte as they were');
+  });
+
   test('the salt a home saw last starts the key early; a stale or damaged one only costs time, never opens with a wrong key', async () => {
     const { url, env } = await teamStore();
     const h = await homeWithServer('demo-http', demo.url);

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool, PoolClient } from 'pg';
 import { ensureDir, writeFileAtomic } from '../../fs/atomic-file.js';
+import { GENERATED_KEY_COST, generatedKeyBytes, generatedMaster } from './team-key.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -44,19 +45,29 @@ const scryptAsync = (pass: string, salt: Buffer, N: number) =>
 /** Master keys derived in this process, by salt, cost and team key (in memory only): each derived once, however many store objects ask. */
 const masters = new Map<string, Promise<Buffer>>();
 
-/** The team key stretched with the store's salt (scrypt, on the thread pool). */
+/**
+ * The store's master key from the team key and its salt: a passphrase stretched (scrypt, on the
+ * thread pool), a generated key (cost 0) through HKDF alone. A cost-0 store given a passphrase
+ * rejects here, so the key check is never tried against a weaker key.
+ */
 export function masterKey(pass: string, salt: string, n: number): Promise<Buffer> {
   const id = `${salt}\0${n}\0${pass}`;
   let m = masters.get(id);
   if (!m) {
-    m = scryptAsync(pass, Buffer.from(salt, 'base64'), n);
+    const generated = n === GENERATED_KEY_COST ? generatedKeyBytes(pass) : undefined;
+    if (n === GENERATED_KEY_COST) m = generated ? Promise.resolve(generatedMaster(generated, Buffer.from(salt, 'base64'))) : Promise.reject(new NotAGeneratedKey());
+    else m = scryptAsync(pass, Buffer.from(salt, 'base64'), n);
     masters.set(id, m);
     m.catch(() => masters.delete(id));
   }
   return m;
 }
 
-export const validCost = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 2 && (n as number) <= MAX_SCRYPT_N && ((n as number) & ((n as number) - 1)) === 0;
+/** A store created with a generated key, opened with a passphrase. */
+export class NotAGeneratedKey extends Error {}
+
+/** A key cost a store may name: 0 (a generated key), or a scrypt N (a power of two, 2 to 2^20). */
+export const validCost = (n: unknown): n is number => n === GENERATED_KEY_COST || (Number.isInteger(n) && (n as number) >= 2 && (n as number) <= MAX_SCRYPT_N && ((n as number) & ((n as number) - 1)) === 0);
 
 /** A salt and cost, and the master key being derived from them (started before the store is asked). */
 export interface Derivation {

@@ -24,7 +24,8 @@ import { byCreatedAt, intentOf, originText, typeableRef, UNKNOWN_OPERATION, type
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
-import { closePool, earlyDerivation, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { closePool, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { GENERATED_KEY_COST, GENERATED_KEY_PREFIX, generatedKeyBytes, looksGenerated } from './team-key.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
 import { cmd, hint, type Hint } from '../../hint.js';
 
@@ -115,6 +116,7 @@ export class PgHandleStore implements HandleStore {
   private teamKey(): string {
     const k = this.env.MCP_TASKS_TEAM_KEY;
     if (!k) this.fail(`MCP_TASKS_STORE names a team store (${this.shown}) but MCP_TASKS_TEAM_KEY is not set: its records are sealed with that passphrase`, 'Set MCP_TASKS_TEAM_KEY to the team key (from your secret store; never on the command line), then retry.');
+    if (looksGenerated(k)) this.fail(`MCP_TASKS_TEAM_KEY begins like a generated team key (${GENERATED_KEY_PREFIX}…) but is not one: cut short or altered in a copy`, 'Set it again from your secret store, whole; nothing was changed.');
     if (k.length < 12) this.fail('MCP_TASKS_TEAM_KEY is shorter than 12 characters', 'Use a long random passphrase, e.g. `openssl rand -base64 24`, shared with the team out of band.');
     return k;
   }
@@ -153,7 +155,13 @@ export class PgHandleStore implements HandleStore {
     if (!validCost(meta.key_n)) this.fail(`the team store ${this.shown} asks for an invalid key cost (scrypt N = ${String(meta.key_n)}); nothing was changed`, hint`Check its mcp_tasks_meta table: ${cmd('store', 'init')} never writes that cost.`);
     const pass = this.teamKey();
     const seen = early?.salt === meta.key_salt && early.n === meta.key_n;
-    const master = seen ? await early.master : await masterKey(pass, meta.key_salt, meta.key_n);
+    let master: Buffer;
+    try {
+      master = seen ? await early.master : await masterKey(pass, meta.key_salt, meta.key_n);
+    } catch (err) {
+      if (!(err instanceof NotAGeneratedKey)) throw err;
+      this.fail(`the team store ${this.shown} cannot be opened: it was created with a generated team key (${GENERATED_KEY_PREFIX}…), and MCP_TASKS_TEAM_KEY is a passphrase; nothing was changed`, hint`Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran \`${cmd('store', 'init')}\`).`);
+    }
     if (!seen) rememberSalt(this.home, this.shown, meta.key_salt, meta.key_n);
     const keys = deriveKeys(master);
     const check = openBytes(keys.record, meta.key_check, 'key-check');
@@ -218,9 +226,11 @@ export class PgHandleStore implements HandleStore {
         return { created: false, schemaVersion: Math.max(meta.schema_version, SCHEMA_VERSION) };
       }
       const salt = randomBytes(16);
-      const keys = deriveKeys(await masterKey(pass, salt.toString('base64'), SCRYPT_N));
-      await c.query('INSERT INTO mcp_tasks_meta (id, schema_version, key_salt, key_n, key_check) VALUES (1, $1, $2, $3, $4)', [SCHEMA_VERSION, salt.toString('base64'), SCRYPT_N, sealBytes(keys.record, Buffer.from(CHECK_TEXT), 'key-check')]);
-      rememberSalt(this.home, this.shown, salt.toString('base64'), SCRYPT_N);
+      // A generated key needs no stretching; the store keeps that choice for every opener.
+      const cost = generatedKeyBytes(pass) ? GENERATED_KEY_COST : SCRYPT_N;
+      const keys = deriveKeys(await masterKey(pass, salt.toString('base64'), cost));
+      await c.query('INSERT INTO mcp_tasks_meta (id, schema_version, key_salt, key_n, key_check) VALUES (1, $1, $2, $3, $4)', [SCHEMA_VERSION, salt.toString('base64'), cost, sealBytes(keys.record, Buffer.from(CHECK_TEXT), 'key-check')]);
+      rememberSalt(this.home, this.shown, salt.toString('base64'), cost);
       this.keys = Promise.resolve(keys);
       return { created: true, schemaVersion: SCHEMA_VERSION };
     }, true);

@@ -100,6 +100,7 @@ const CASES: Array<[Outcome, keyof typeof ExitCode]> = [
   [{ kind: 'vault-checked', exists: true, sound: 3, findings: [{ problem: 'damaged', next: 'repair' }] }, 'VaultError'],
   [{ kind: 'store-status', engine: 'postgres', where: 'postgres://h/db', reachable: true, schemaVersion: 1, records: 2, active: 1, origins: [], pushPending: 0 }, 'Ok'],
   [{ kind: 'store-initialised', where: 'postgres://h/db', created: true, schemaVersion: 1 }, 'Ok'],
+  [{ kind: 'store-key-generated', key: 'mcptk1_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'Ok'],
   [{ kind: 'store-pushed', where: 'postgres://h/db', added: 1, alreadyPresent: 0 }, 'Ok'],
   [{ kind: 'vault-checked', exists: true, sound: 3, findings: [{ problem: 'damaged', next: 'moved' }], repaired: { moved: [], listingRebuilt: true } }, 'Ok'],
 ];
