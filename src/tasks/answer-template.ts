@@ -1,7 +1,7 @@
 // The CI answer path: a JSON skeleton of the answers a task waits for, built from each pending
 // request's schema, whose placeholders fail validation until they are replaced; and inline
 // answers (`confirm=true`, `KEY.field=value` when several requests are pending).
-import { enumValues, PLACEHOLDER_MARK } from './input-responses.js';
+import { enumValues, PLACEHOLDER_MARK } from './input-fields.js';
 import type { InputRequestSnapshot } from './task-snapshot.js';
 
 

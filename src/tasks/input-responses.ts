@@ -3,6 +3,9 @@
 // unless every response given has the right shape.
 import { CreateMessageResultV2Schema, ElicitResultV2Schema, ListRootsResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { InputRequestSnapshot } from './task-snapshot.js';
+import { enumValues, PLACEHOLDER_MARK, type FieldSchema } from './input-fields.js';
+
+export { enumValues, PLACEHOLDER_MARK };
 
 export interface AnswerPlan {
   /** Responses to send with tasks/update, by key. */
@@ -24,31 +27,6 @@ function firstIssue(schema: SafeParser, value: unknown): string | undefined {
   if (r.success) return undefined;
   const issue = r.error?.issues[0];
   return `${issue && issue.path.length ? issue.path.map(String).join('.') + ': ' : ''}${issue?.message ?? 'invalid'}`;
-}
-
-type FieldSchema = {
-  type?: string;
-  enum?: unknown[];
-  oneOf?: Array<{ const?: unknown }>;
-  anyOf?: Array<{ const?: unknown }>;
-  items?: { enum?: unknown[]; anyOf?: Array<{ const?: unknown }> };
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  minItems?: number;
-  maxItems?: number;
-  format?: string;
-  default?: unknown;
-};
-
-/** Allowed values of a single- or multi-select field, if it is one. */
-export function enumValues(f: FieldSchema | undefined): unknown[] | undefined {
-  if (!f) return undefined;
-  if (Array.isArray(f.enum)) return f.enum;
-  const titled = f.oneOf ?? f.anyOf;
-  if (Array.isArray(titled)) return titled.map((o) => o.const);
-  return undefined;
 }
 
 const FORMATS: Record<string, RegExp> = {
@@ -87,9 +65,6 @@ export function checkField(name: string, f: FieldSchema | undefined, v: unknown)
   }
   return undefined;
 }
-
-/** Every placeholder of `answer --template` starts so: a response that still holds one is refused. */
-export const PLACEHOLDER_MARK = '<fill in';
 
 /** The first placeholder left in a response (a path like content.confirm), or undefined. */
 export function placeholderLeft(value: unknown, path = ''): string | undefined {

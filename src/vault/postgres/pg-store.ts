@@ -2,7 +2,7 @@
 // engineers, sealed end to end with the team key (MCP_TASKS_TEAM_KEY). The database sees only
 // ciphertext and what it must filter on:
 //
-//   mcp_tasks_meta     schema version, the team key's scrypt salt and cost, a sealed key check
+//   mcp_tasks_meta     schema version, the team key's salt and cost (scrypt N; 0: a generated key), a sealed key check
 //   mcp_tasks_records  hop (keyed hash of the opId) · sealed record (AES-256-GCM, hop as AAD) ·
 //                      phase · server name · created/updated times · origin (user@host, CI run)
 //   mcp_tasks_hints    (hint, hop): keyed hashes of taskId (whole and 6-character prefix), opId

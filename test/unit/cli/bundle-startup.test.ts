@@ -110,3 +110,29 @@ process.on('exit', () => process.stderr.write('function-compiles=' + n + '\\n'))
   assert.ok((JSON.parse(r.stdout) as { name: string }[]).some((tool) => tool.name === 'slow_compute'), r.stdout);
   assert.equal(/function-compiles=(\d+)/.exec(r.stderr)?.[1], '0', r.stderr);
 });
+
+/** The bundle's chunks a chunk loads before it runs: its static imports, transitively (dynamic import() is loaded only when used). */
+function staticClosure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const m of readFileSync(join(bundle, name), 'utf8').matchAll(/(?:from\s*|import\s*)"\.\/([\w.-]+\.js)"/g)) visit(m[1]!);
+  };
+  visit(entry);
+  return seen;
+}
+
+test('`list` and `show` load no zod (so none of the SDK\'s schemas): they only print what the store holds, and zod alone costs ~13 ms of a start', () => {
+  const entry = readdirSync(bundle).find((f) => /^vault-view-[\w]+\.js$/.test(f));
+  assert.ok(entry, 'the bundle has the vault-view chunk');
+  const loaded = staticClosure(entry);
+  assert.ok(loaded.size > 5, `the closure follows imports (${loaded.size} chunks)`);
+  for (const name of loaded) {
+    const text = readFileSync(join(bundle, name), 'utf8');
+    assert.doesNotMatch(text, /\$ZodType|ZodError/, `${name} (loaded by ${entry}) holds zod`);
+  }
+  // The check itself: `get` does load zod (it validates server messages).
+  const get = readdirSync(bundle).find((f) => /^get-[\w]+\.js$/.test(f))!;
+  assert.ok([...staticClosure(get)].some((n) => /\$ZodType|ZodError/.test(readFileSync(join(bundle, n), 'utf8'))), 'get\'s closure holds zod');
+});
