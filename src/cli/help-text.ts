@@ -53,7 +53,7 @@ export const EXAMPLES: Record<string, Hint[]> = {
   store: [cmd('store', 'status'), cmd('store', 'init'), cmd('store', 'keygen'), cmd('store', 'push')],
   'store status': [cmd('store', 'status'), cmd('store', 'status', '--json')],
   'store init': [hint`${cmd('store', 'init')}   # with MCP_TASKS_STORE and MCP_TASKS_TEAM_KEY set`],
-  'store keygen': [hint`${cmd('store', 'keygen')} | your-secret-store write mcp-tasks-team-key   # then MCP_TASKS_TEAM_KEY from there`],
+  'store keygen': [hint`${cmd('store', 'keygen')}   # a new team key on stdout: into your secret store, then MCP_TASKS_TEAM_KEY from there`],
   'store push': [cmd('store', 'push'), cmd('store', 'push', 'deploy-42')],
   export: [hint`${cmd('export', 'nightly', '--out', 'tasks.bundle')}        # with $MCP_TASKS_EXPORT_KEY set`, hint`${cmd('export', 'nightly', 'other-job')} > tasks.bundle`],
   import: [hint`${cmd('import', 'tasks.bundle')}                      # with the same $MCP_TASKS_EXPORT_KEY`],
