@@ -230,6 +230,37 @@ describe('the team store on PostgreSQL', () => {
     assert.equal(await rawTables(url), before, 'the tables are byte for byte as they were');
   });
 
+  test('an identical call in doubt on any runner stops the same call on every runner, leaving no record; other calls and --new go through', async () => {
+    const flaky = await startDemo({ verbose: true, faults: ['drop-create-response'] });
+    try {
+      const { url, env } = await teamStore();
+      const a = await homeWithServer('flaky', flaky.url);
+      const b = await homeWithServer('flaky', flaky.url);
+      const sent = await a.run(['call', 'flaky', 'slow_compute', 'seconds=1', '--detach'], { env });
+      assert.equal(sent.code, 10, `the first call is in doubt: ${sent.stderr}`);
+      const calls = await flaky.count('tools/call');
+      for (const h of [a, b]) {
+        const again = await h.run(['call', 'flaky', 'slow_compute', 'seconds=1', '--detach'], { env });
+        assert.equal(again.code, 10, again.stderr);
+        assert.match(again.stderr, /an identical call is in doubt/);
+      }
+      assert.equal(await flaky.count('tools/call'), calls, 'neither runner sent the identical call again');
+      const c = new pg.Client(url);
+      await c.connect();
+      const rows = Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n);
+      await c.end();
+      assert.equal(rows, 1, 'a refused call left no record of its own');
+      // Other arguments are another intent: stored and sent (in doubt too, on this server).
+      assert.equal((await b.run(['call', 'flaky', 'slow_compute', 'seconds=2', '--detach'], { env })).code, 10);
+      assert.equal(await flaky.count('tools/call'), calls + 1, 'the other call was sent once');
+      // --new sends the identical call on purpose, and keeps its record.
+      assert.equal((await b.run(['call', 'flaky', 'slow_compute', 'seconds=1', '--detach', '--new'], { env })).code, 10);
+      assert.equal(await flaky.count('tools/call'), calls + 2);
+    } finally {
+      await flaky.stop();
+    }
+  });
+
   test('the salt a home saw last starts the key early; a stale or damaged one only costs time, never opens with a wrong key', async () => {
     const { url, env } = await teamStore();
     const h = await homeWithServer('demo-http', demo.url);
