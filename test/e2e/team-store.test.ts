@@ -445,13 +445,40 @@ describe('the team store on PostgreSQL', () => {
     full.password = 'full-role-pw';
     const h = await homeWithServer('demo-http', demo.url);
     const calls = await demo.count('tools/call');
-    const r = await h.run(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], { env: { ...env, MCP_TASKS_STORE: full.toString() } });
+    const r = await h.run(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], { env: { ...env, MCP_TASKS_STORE: full.toString(), MCP_TASKS_STORE_TIMEOUT_MS: '1500' } });
     assert.equal(r.code, 9, r.stderr);
-    assert.match(r.stderr, /team store postgres:\/\/team_full@127\.0\.0\.1:\d+\/team_\d+ has no connection free \(53300 .*\); nothing was changed/);
+    assert.match(r.stderr, /team store postgres:\/\/team_full@127\.0\.0\.1:\d+\/team_\d+ has no connection free \(53300 .*; asked again for 1\.5 s\); nothing was changed/);
     assert.match(r.stderr, /next: Run the same command again in a moment/);
     assert.doesNotMatch(r.stderr, /unset MCP_TASKS_STORE/, 'a runner that left the team store would hide its record from the team');
     assert.doesNotMatch(r.stderr + r.stdout, /full-role-pw/);
     assert.equal(await demo.count('tools/call'), calls, 'no request left');
+  });
+
+  test('a connection limit that lifts while the command waits: asked again, the call goes through once', async () => {
+    const { url, env } = await teamStore();
+    const admin = new pg.Client(url);
+    await admin.connect();
+    try {
+      await admin.query("CREATE ROLE team_busy LOGIN PASSWORD 'busy-role-pw' CONNECTION LIMIT 0");
+      await admin.query('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO team_busy');
+      const busy = new URL(url);
+      busy.username = 'team_busy';
+      busy.password = 'busy-role-pw';
+      const h = await homeWithServer('demo-http', demo.url);
+      const calls = await demo.count('tools/call');
+      // The fleet's other jobs finish: the limit lifts while this one is being refused.
+      const lift = sleep(600).then(() => admin.query('ALTER ROLE team_busy CONNECTION LIMIT 10'));
+      const started = Date.now();
+      const r = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'busy=b1'], { env: { ...env, MCP_TASKS_STORE: busy.toString() } });
+      await lift;
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(Date.now() - started >= 600, 'it waited for the limit to lift');
+      assert.equal(await demo.count('tools/call'), calls + 1, 'sent once');
+      const shown = await h.run(['--json', 'show', 'b1'], { env });
+      assert.equal(shown.code, 0, `the record is in the team store: ${shown.stderr}`);
+    } finally {
+      await admin.end();
+    }
   });
 
   test('the database crashes (pg_ctl stop -m immediate) mid-run: no committed record is lost; lost after the send, the handle is kept locally for store push', async () => {

@@ -88,6 +88,9 @@ function cachedSalts(home: string): Record<string, { salt: string; n: number }> 
   }
 }
 
+/** How long to wait for the database to take a connection (MCP_TASKS_STORE_TIMEOUT_MS, default 10 s). */
+export const connectTimeoutMs = (env: NodeJS.ProcessEnv): number => (Number(env.MCP_TASKS_STORE_TIMEOUT_MS) > 0 ? Number(env.MCP_TASKS_STORE_TIMEOUT_MS) : 10_000);
+
 /** One pool per store URL per process; idle connections never keep a finished command alive. */
 const pools = new Map<string, Promise<Pool>>();
 
@@ -96,7 +99,7 @@ export async function poolFor(url: string, env: NodeJS.ProcessEnv): Promise<Pool
   if (!p) {
     p = (async () => {
       const { default: pg } = await import('pg');
-      const timeout = Number(env.MCP_TASKS_STORE_TIMEOUT_MS) > 0 ? Number(env.MCP_TASKS_STORE_TIMEOUT_MS) : 10_000;
+      const timeout = connectTimeoutMs(env);
       const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, connectionTimeoutMillis: timeout, query_timeout: timeout * 3, application_name: 'mcp-tasks' });
       // A connection dropped while idle (a restarted server) is replaced on the next query.
       pool.on('error', () => {});

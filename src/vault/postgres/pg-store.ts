@@ -24,7 +24,7 @@ import { byCreatedAt, intentOf, originText, typeableRef, UNKNOWN_OPERATION, type
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
-import { closePool, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { closePool, connectTimeoutMs, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
 import { GENERATED_KEY_COST, GENERATED_KEY_PREFIX, generatedKeyBytes, looksGenerated } from './team-key.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
 import { cmd, hint, type Hint } from '../../hint.js';
@@ -109,7 +109,7 @@ export class PgHandleStore implements HandleStore {
     if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, hint`Create the database (or fix its name in MCP_TASKS_STORE), then run \`${cmd('store', 'init')}\`.`);
     if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
     // Up, but at its connection limit: a moment later it takes the command; the local vault would hide the record from the team.
-    if (e.code === '53300') this.fail(`the team store ${this.shown} has no connection free (${why}); nothing was changed`, 'Run the same command again in a moment. For many concurrent jobs, raise the database\'s max_connections (or the role\'s CONNECTION LIMIT), or put a connection pooler in front of it.');
+    if (e.code === '53300') this.fail(`the team store ${this.shown} has no connection free (${why}; asked again for ${(connectTimeoutMs(this.env) / 1000).toFixed(connectTimeoutMs(this.env) % 1000 ? 1 : 0)} s); nothing was changed`, 'Run the same command again in a moment. For many concurrent jobs, raise the database\'s max_connections (or the role\'s CONNECTION LIMIT), or put a connection pooler in front of it.');
     this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, hint`Check that the database is up and MCP_TASKS_STORE is right (\`${cmd('store', 'status')}\`); unset MCP_TASKS_STORE to use the local vault instead.`);
   }
 
@@ -129,7 +129,7 @@ export class PgHandleStore implements HandleStore {
   private async with<T>(fn: (c: PoolClient) => Promise<T>, tx = false): Promise<T> {
     let client: PoolClient;
     try {
-      client = await (await this.pool()).connect();
+      client = await this.connect();
     } catch (err) {
       this.dbError(err);
     }
@@ -146,6 +146,25 @@ export class PgHandleStore implements HandleStore {
       this.dbError(err);
     } finally {
       client.release(broken);
+    }
+  }
+
+  /**
+   * A connection. A database at its connection limit (53300, as a fleet of jobs starting at once
+   * meets it) is asked again, backing off from 100 ms, for as long as MCP_TASKS_STORE_TIMEOUT_MS:
+   * nothing was asked of it yet, so asking again is safe; the last refusal is reported.
+   */
+  private async connect(): Promise<PoolClient> {
+    const pool = await this.pool();
+    const until = Date.now() + connectTimeoutMs(this.env);
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        return await pool.connect();
+      } catch (err) {
+        const pause = wait * (0.5 + Math.random() / 2);
+        if ((err as { code?: string }).code !== '53300' || Date.now() + pause > until) throw err;
+        await new Promise((r) => setTimeout(r, pause));
+      }
     }
   }
 
