@@ -467,8 +467,8 @@ describe('the team store on PostgreSQL', () => {
       const h = await homeWithServer('demo-http', demo.url);
       const calls = await demo.count('tools/call');
       // The fleet's other jobs finish: the limit lifts while this one is being refused.
-      const lift = sleep(600).then(() => admin.query('ALTER ROLE team_busy CONNECTION LIMIT 10'));
       const started = Date.now();
+      const lift = sleep(600).then(() => admin.query('ALTER ROLE team_busy CONNECTION LIMIT 10'));
       const r = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'busy=b1'], { env: { ...env, MCP_TASKS_STORE: busy.toString() } });
       await lift;
       assert.equal(r.code, 0, r.stderr);
