@@ -100,7 +100,7 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
       if (ctx.json) out(jsonLine({ teamKey: o.key }));
       else {
         out(`${o.key}\n`);
-        ctx.stderr.write(renderHint(hint`a new team key (256 random bits; no passphrase stretching, so the store opens faster): keep it in your secret store and give it to every runner and person as MCP_TASKS_TEAM_KEY, never on a command line. It is kept nowhere else. Then, with it set, run \`${cmd('store', 'init')}\` on a new store.\n`, ctx.invocation));
+        ctx.stderr.write(renderHint(hint`mcp-tasks: a new team key (256 random bits; nothing to stretch, so the store opens faster), kept nowhere else\n  keep it in your secret store; give it to each runner and person as MCP_TASKS_TEAM_KEY, never on a command line\n  next: with it set, \`${cmd('store', 'init')}\` creates a new store sealed with it\n`, ctx.invocation));
       }
       return;
     case 'store-pushed':
