@@ -5,7 +5,8 @@
 import type { Style } from '../output/render.js';
 import { sanitize, shortenIdsIn } from '../output/sanitize.js';
 import type { InputRequestSnapshot } from '../tasks/task-snapshot.js';
-import { checkField, enumValues } from '../tasks/input-responses.js';
+import { checkField } from '../tasks/input-responses.js';
+import { enumValues } from '../tasks/input-fields.js';
 import type { Prompter } from './prompter.js';
 
 export interface AskContext {

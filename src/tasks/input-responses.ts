@@ -5,8 +5,6 @@ import { CreateMessageResultV2Schema, ElicitResultV2Schema, ListRootsResultV2Sch
 import type { InputRequestSnapshot } from './task-snapshot.js';
 import { enumValues, PLACEHOLDER_MARK, type FieldSchema } from './input-fields.js';
 
-export { enumValues, PLACEHOLDER_MARK };
-
 export interface AnswerPlan {
   /** Responses to send with tasks/update, by key. */
   send: Record<string, unknown>;

@@ -65,6 +65,19 @@ async function rawTables(url: string): Promise<string> {
 }
 
 
+/**
+ * A role that may use the store's tables but is at its connection limit (CONNECTION LIMIT 0): the
+ * same refusal (53300) as a database at max_connections, as a fleet meets it. Its URL.
+ */
+async function roleAtLimit(admin: pg.Client, url: string, role: string, password: string): Promise<URL> {
+  await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT 0`);
+  await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+  const u = new URL(url);
+  u.username = role;
+  u.password = password;
+  return u;
+}
+
 /** Exit codes and the JSON keys of a representative set of flows, with ids and times left out. */
 async function flows(h: TestHome, env: Record<string, string>): Promise<Array<[string, number | null, string]>> {
   const out: Array<[string, number | null, string]> = [];
@@ -434,20 +447,17 @@ describe('the team store on PostgreSQL', () => {
     const { url, env } = await teamStore();
     const admin = new pg.Client(url);
     await admin.connect();
+    let full: URL;
     try {
-      // Too many clients for the role: the same refusal (53300) as a database at max_connections, as a fleet meets it.
-      await admin.query("CREATE ROLE team_full LOGIN PASSWORD 'full-role-pw' CONNECTION LIMIT 0");
+      full = await roleAtLimit(admin, url, 'team_full', 'full-role-pw');
     } finally {
       await admin.end();
     }
-    const full = new URL(url);
-    full.username = 'team_full';
-    full.password = 'full-role-pw';
     const h = await homeWithServer('demo-http', demo.url);
     const calls = await demo.count('tools/call');
     const r = await h.run(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], { env: { ...env, MCP_TASKS_STORE: full.toString(), MCP_TASKS_STORE_TIMEOUT_MS: '1500' } });
     assert.equal(r.code, 9, r.stderr);
-    assert.match(r.stderr, /team store postgres:\/\/team_full@127\.0\.0\.1:\d+\/team_\d+ has no connection free \(53300 .*; asked again for 1\.5 s\); nothing was changed/);
+    assert.match(r.stderr, /team store postgres:\/\/team_full@127\.0\.0\.1:\d+\/team_\d+ has no connection free \(53300 .*; asked again for \d+\.\d s\); nothing was changed/);
     assert.match(r.stderr, /next: Run the same command again in a moment/);
     assert.doesNotMatch(r.stderr, /unset MCP_TASKS_STORE/, 'a runner that left the team store would hide its record from the team');
     assert.doesNotMatch(r.stderr + r.stdout, /full-role-pw/);
@@ -459,11 +469,7 @@ describe('the team store on PostgreSQL', () => {
     const admin = new pg.Client(url);
     await admin.connect();
     try {
-      await admin.query("CREATE ROLE team_busy LOGIN PASSWORD 'busy-role-pw' CONNECTION LIMIT 0");
-      await admin.query('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO team_busy');
-      const busy = new URL(url);
-      busy.username = 'team_busy';
-      busy.password = 'busy-role-pw';
+      const busy = await roleAtLimit(admin, url, 'team_busy', 'busy-role-pw');
       const h = await homeWithServer('demo-http', demo.url);
       const calls = await demo.count('tools/call');
       // The fleet's other jobs finish: the limit lifts while this one is being refused.

@@ -54,9 +54,10 @@ export function masterKey(pass: string, salt: string, n: number): Promise<Buffer
   const id = `${salt}\0${n}\0${pass}`;
   let m = masters.get(id);
   if (!m) {
-    const generated = n === GENERATED_KEY_COST ? generatedKeyBytes(pass) : undefined;
-    if (n === GENERATED_KEY_COST) m = generated ? Promise.resolve(generatedMaster(generated, Buffer.from(salt, 'base64'))) : Promise.reject(new NotAGeneratedKey());
-    else m = scryptAsync(pass, Buffer.from(salt, 'base64'), n);
+    const saltBytes = Buffer.from(salt, 'base64');
+    const generated = generatedKeyBytes(pass);
+    if (n !== GENERATED_KEY_COST) m = scryptAsync(pass, saltBytes, n);
+    else m = generated ? Promise.resolve(generatedMaster(generated, saltBytes)) : Promise.reject(new NotAGeneratedKey());
     masters.set(id, m);
     m.catch(() => masters.delete(id));
   }

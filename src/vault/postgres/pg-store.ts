@@ -109,7 +109,8 @@ export class PgHandleStore implements HandleStore {
     if (e.code === '3D000') this.fail(`the team store ${this.shown} has no such database (${why})`, hint`Create the database (or fix its name in MCP_TASKS_STORE), then run \`${cmd('store', 'init')}\`.`);
     if (e.code === '42P01') this.fail(`the team store ${this.shown} has no mcp-tasks schema`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
     // Up, but at its connection limit: a moment later it takes the command; the local vault would hide the record from the team.
-    if (e.code === '53300') this.fail(`the team store ${this.shown} has no connection free (${why}; asked again for ${(connectTimeoutMs(this.env) / 1000).toFixed(connectTimeoutMs(this.env) % 1000 ? 1 : 0)} s); nothing was changed`, 'Run the same command again in a moment. For many concurrent jobs, raise the database\'s max_connections (or the role\'s CONNECTION LIMIT), or put a connection pooler in front of it.');
+    const askedMs = (err as { askedAgainMs?: number }).askedAgainMs;
+    if (e.code === '53300') this.fail(`the team store ${this.shown} has no connection free (${why}${askedMs !== undefined ? `; asked again for ${(askedMs / 1000).toFixed(1)} s` : ''}); nothing was changed`, 'Run the same command again in a moment. For many concurrent jobs, raise the database\'s max_connections (or the role\'s CONNECTION LIMIT), or put a connection pooler in front of it.');
     this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, hint`Check that the database is up and MCP_TASKS_STORE is right (\`${cmd('store', 'status')}\`); unset MCP_TASKS_STORE to use the local vault instead.`);
   }
 
@@ -156,13 +157,16 @@ export class PgHandleStore implements HandleStore {
    */
   private async connect(): Promise<PoolClient> {
     const pool = await this.pool();
-    const until = Date.now() + connectTimeoutMs(this.env);
+    const started = Date.now();
+    const until = started + connectTimeoutMs(this.env);
     for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
       try {
         return await pool.connect();
       } catch (err) {
+        if ((err as { code?: string }).code !== '53300') throw err;
         const pause = wait * (0.5 + Math.random() / 2);
-        if ((err as { code?: string }).code !== '53300' || Date.now() + pause > until) throw err;
+        // How long it was asked, for the report (dbError): only a refusal asked again says so.
+        if (Date.now() + pause > until) throw Object.assign(err as object, { askedAgainMs: Date.now() - started });
         await new Promise((r) => setTimeout(r, pause));
       }
     }

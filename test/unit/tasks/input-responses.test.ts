@@ -2,7 +2,8 @@
 // whether a scripted response fits the request it answers (nothing is sent unless all fit).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkField, checkResponse, enumValues, planAnswers, withFormDefaults } from '../../../src/tasks/input-responses.js';
+import { checkField, checkResponse, planAnswers, withFormDefaults } from '../../../src/tasks/input-responses.js';
+import { enumValues } from '../../../src/tasks/input-fields.js';
 import type { InputRequestSnapshot } from '../../../src/tasks/task-snapshot.js';
 
 const form = (properties: Record<string, unknown>, required: string[] = [], message = 'Please answer'): InputRequestSnapshot => ({
