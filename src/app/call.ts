@@ -15,7 +15,7 @@ import { closeSession } from './with-task.js';
 import { submitOperation } from './submit.js';
 import { readAnswers } from './answering.js';
 import { toolsFor } from './tool-cache.js';
-import { buildArguments, SEE_TOOL_ARGS, validateArguments } from './tool-args.js';
+import { buildArguments, loadValidator, SEE_TOOL_ARGS, validateArguments } from './tool-args.js';
 import { didYouMean } from '../output/did-you-mean.js';
 import { safeName } from '../output/sanitize.js';
 import type { Say } from '../output/notes.js';
@@ -58,6 +58,8 @@ export async function call(ctx: Context, deps: CallDeps, server: string, tool: s
   // runs; a store we cannot write stops us before any request that may create work.
   const opening = withServerName(server, () => openSession(ctx, entry, { serveInput: ctx.interactive || opts.answers !== undefined || opts.acceptDefaults === true }));
   opening.catch(() => {}); // its failure is reported below, after the store's
+  // The validator (the SDK's AJV) loads while the handshake waits on the network, not after it.
+  void loadValidator().catch(() => {});
   try {
     await vault.prepare();
   } catch (err) {
@@ -70,7 +72,7 @@ export async function call(ctx: Context, deps: CallDeps, server: string, tool: s
   try {
     return await withServerName(server, async (): Promise<CallDecision> => {
       const info = await toolNamed(ctx, session, entry, tool);
-      const args = await argumentsFor(ctx, server, tool, pairs, opts, info, say);
+      const args = argumentsFor(ctx, server, tool, pairs, opts, info, say);
       const opId = key ? opIdForKey(identityOf(entry, ctx.home), key) : randomUUID();
       // A record under this key decides, never a second request: report it, or follow its task once this session is closed.
       const onPrior = (prior: VaultRecord): CallDecision => {
@@ -78,9 +80,13 @@ export async function call(ctx: Context, deps: CallDeps, server: string, tool: s
         say(decision.note);
         return decision.kind === 'follow' ? { kind: 'follow', record: decision.record } : { kind: 'outcome', outcome: decision.outcome };
       };
-      const prior = key ? await vault.get(opId) : undefined;
+      // The store is read (a team store: a round trip) while the arguments are checked against
+      // the tool's schema (its validator loads and compiles); an invalid call still reports that first.
+      const known = key ? vault.get(opId) : opts.sendAnyway ? Promise.resolve(undefined) : refuseIdenticalInDoubt(vault, { server: { name: entry.name }, operation: { name: tool, arguments: args } }, ctx.now()).then(() => undefined);
+      known.catch(() => {});
+      await checkArguments(server, tool, args, info);
+      const prior = await known;
       if (prior) return onPrior(prior);
-      if (!key && !opts.sendAnyway) await refuseIdenticalInDoubt(vault, { server: { name: entry.name }, operation: { name: tool, arguments: args } }, ctx.now());
       const record = callRecord(ctx, session, entry, tool, args, info, key, opts.labels, opId);
       // The intent is stored before the request leaves: a crash from here on is recoverable.
       // Under a key, only the first of several racing processes creates it; the others decide on its record.
@@ -113,17 +119,28 @@ async function toolNamed(ctx: Context, session: TaskSession, entry: ServerEntry,
   throw new CliError('not-found', `server "${server}" has no tool "${tool}"${didYouMean(tool, tools.map((t) => safeName(t.name, 80)))}`, hint`Its tools: ${names || '(none)'}. See \`${cmd('tools', server)}\`.`);
 }
 
-/** The call's arguments, typed and checked against the tool's inputSchema before anything is sent. */
-async function argumentsFor(ctx: Context, server: string, tool: string, pairs: string[], opts: CallOptions, info: ToolInfo, say: Say): Promise<Record<string, unknown>> {
+/** The call's arguments, typed by the tool's inputSchema. */
+function argumentsFor(ctx: Context, server: string, tool: string, pairs: string[], opts: CallOptions, info: ToolInfo, say: Say): Record<string, unknown> {
   try {
-    const args = buildArguments({ pairs, stdin: ctx.stdin, argsJson: opts.argsJson, argsFile: opts.argsFile, warn: (l) => say(`mcp-tasks: ${l}`) }, info.inputSchema);
-    await validateArguments(tool, args, info.inputSchema);
-    return args;
+    return buildArguments({ pairs, stdin: ctx.stdin, argsJson: opts.argsJson, argsFile: opts.argsFile, warn: (l) => say(`mcp-tasks: ${l}`) }, info.inputSchema);
   } catch (err) {
-    // The hint names this server, so it runs as printed.
-    if (err instanceof CliError && err.next === SEE_TOOL_ARGS) throw new CliError(err.kind, err.message, hint`Run \`${cmd('tools', server, shellQuote(tool))}\` to see the tool's arguments.`, err.exitCode);
-    throw err;
+    throw namingServer(server, tool, err);
   }
+}
+
+/** The arguments checked against the tool's inputSchema, before anything is sent. */
+async function checkArguments(server: string, tool: string, args: Record<string, unknown>, info: ToolInfo): Promise<void> {
+  try {
+    await validateArguments(tool, args, info.inputSchema);
+  } catch (err) {
+    throw namingServer(server, tool, err);
+  }
+}
+
+/** An argument error whose hint names this server, so it runs as printed. */
+function namingServer(server: string, tool: string, err: unknown): unknown {
+  if (err instanceof CliError && err.next === SEE_TOOL_ARGS) return new CliError(err.kind, err.message, hint`Run \`${cmd('tools', server, shellQuote(tool))}\` to see the tool's arguments.`, err.exitCode);
+  return err;
 }
 
 /** The record of this call's intent: the operation, the server as the session found it, who it acts for. */

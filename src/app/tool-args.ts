@@ -137,10 +137,14 @@ function withoutOptionalNulls(args: Record<string, unknown>, schema: Schema): Re
   return kept;
 }
 
+/** The SDK's JSON Schema validator, loaded once (begun early by loadValidator). */
+let validator: Promise<typeof import('@modelcontextprotocol/client/validators/ajv')> | undefined;
+export const loadValidator = () => (validator ??= import('@modelcontextprotocol/client/validators/ajv'));
+
 /** Check arguments with the SDK's own JSON Schema validator; the message names the field. */
 export async function validateArguments(toolName: string, args: Record<string, unknown>, inputSchema: Record<string, unknown> | undefined): Promise<void> {
   if (!inputSchema) return;
-  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/client/validators/ajv');
+  const { AjvJsonSchemaValidator } = await loadValidator();
   let check;
   try {
     check = new AjvJsonSchemaValidator().getValidator(inputSchema as never);
