@@ -74,8 +74,6 @@ export interface HandleStore {
 }
 
 /** A record that may still be in doubt: no handle, and not settled by an end, a resolution or a handle. */
-const unsettled = (r: VaultRecord) => !r.taskId && (r.phase === 'submitting' || r.phase === 'in-doubt');
-
 /** The local file vault behind the seam: a thin adapter, each call as fast as the Vault's own. */
 export class FileHandleStore implements HandleStore {
   readonly engine = 'files' as const;
@@ -131,7 +129,7 @@ export class FileHandleStore implements HandleStore {
     return this.vault.resolve(ref);
   }
   async unsettledSameIntent(rec: IntentOf) {
-    return this.vault.sameIntent(rec).filter(unsettled);
+    return this.vault.unsettledSameIntent(rec);
   }
   async merge(records: VaultRecord[]) {
     return this.vault.merge(records);

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { ownPid } from '../fs/own-process.js';
 import { LockTimeoutError, syncDirectory, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { COMPACT_LOG_BYTES, ListingIndex, ListingRow, listingOrder, type ListingEntry, type ListingRows, type ListingView } from './listing-index.js';
-import { intentOf, isActivePhase, UNKNOWN_OPERATION, type VaultPhase, type VaultRecord } from './vault-record.js';
+import { intentOf, isActivePhase, isUnsettled, UNKNOWN_OPERATION, type VaultPhase, type VaultRecord } from './vault-record.js';
 
 
 function syncDirectoryAsync(dir: string): Promise<void> {
@@ -160,9 +160,25 @@ export class RecordFiles {
     // one file fewer per record than a hint of its own.
     if (rec.taskId) keys.add(this.hash('task6', rec.taskId.slice(0, PREFIX_LEN), 22));
     for (const v of Object.values(rec.labels ?? {})) keys.add(this.hash('label', v, 22));
-    // A call's intent (server, tool, arguments), so `call` finds an identical one in doubt without reading the vault.
-    if (rec.operation && rec.operation.name !== UNKNOWN_OPERATION) keys.add(this.hash('intent', intentOf(rec), 22));
+    // A call's intent (server, tool, arguments) while it holds no handle, so `call` finds an
+    // identical one in doubt without reading the vault, nor every identical call made before.
+    const intent = isUnsettled(rec) ? this.intentKey(rec) : undefined;
+    if (intent) keys.add(intent);
     return [...keys];
+  }
+
+  /** The intent hint's key, for a record of a known operation. */
+  private intentKey(rec: VaultRecord): string | undefined {
+    return rec.operation && rec.operation.name !== UNKNOWN_OPERATION ? this.hash('intent', intentOf(rec), 22) : undefined;
+  }
+
+  /**
+   * Remove the record's intent hint: it settled (got its handle, ended, was resolved). The caller
+   * holds the record's lock and has just read or written it settled, so no writer re-adds it between.
+   */
+  dropIntentHint(rec: VaultRecord, hop: string): void {
+    const kh = this.intentKey(rec);
+    if (kh) rmSync(join(this.dir, 'i', kh.slice(0, 2), `${kh}.${hop}`), { force: true });
   }
 
   private orderName(rec: VaultRecord, hop: string): [string, string] {
@@ -366,6 +382,8 @@ export class RecordFiles {
     if (this.pending) this.pending.add(join(this.dir, 'r'));
     else syncDirectory(join(this.dir, 'r'));
     if (!listedByDefault(rec.phase)) rmSync(join(this.dir, 'a', this.orderName(rec, hop)[1]), { force: true });
+    // After the record: until then it may still be read unsettled, and a stale hint is harmless.
+    if (!isUnsettled(rec)) this.dropIntentHint(rec, hop);
     if (logBytes !== undefined) this.listing.end(intent);
     // Fold a long log into the base, but never while a task-creating request is about to go out.
     if (logBytes !== undefined && logBytes > COMPACT_LOG_BYTES && rec.phase !== 'submitting' && !this.pending) this.compact(false);
@@ -480,6 +498,7 @@ export class RecordFiles {
     rmSync(join(this.dir, 'a', name), { force: true });
     rmSync(join(this.dir, 'o', bucket, name), { force: true });
     for (const kh of this.hintKeys(rec)) rmSync(join(this.dir, 'i', kh.slice(0, 2), `${kh}.${hop}`), { force: true });
+    this.dropIntentHint(rec, hop);
   }
 
   /** Many writes, each file fsynced, each touched directory synced once at the end. */

@@ -12,12 +12,15 @@ import { isDeepStrictEqual } from 'node:util';
 import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { AmbiguousRefError, VaultError, type VaultFailure } from './vault-errors.js';
 import { decodeSealed, encodeSealed, keyFilePath, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
-import { byCreatedAt, intentOf, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
+import { byCreatedAt, intentOf, isUnsettled, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles, type StoreCheck, type StoreProblem } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
 import { COMPACT_LOG_BYTES, type ListingRow, type ListingRows } from './listing-index.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
+
+/** Stale intent hints (settled records hinted by an earlier version) removed per identical-call check. */
+const STALE_HINTS_DROPPED = 200;
 
 /** Time spent in vault reads and writes by this process (reported with MCP_TASKS_TIMING=1). */
 export const vaultTiming = { ms: 0 };
@@ -432,14 +435,30 @@ export class Vault {
     );
   }
 
-  /** Records of the same intent as `rec` (server, tool, arguments), through their hints: the cost is the matches. */
-  sameIntent(rec: IntentOf): VaultRecord[] {
+  /**
+   * Records of the same intent as `rec` (server, tool, arguments) still without a handle, through
+   * their hints: the cost is the matches. Only such records are hinted; a settled one hinted by an
+   * earlier version loses its hint here, under its lock (a few hundred a call), so the check stops
+   * reading identical calls made before.
+   */
+  unsettledSameIntent(rec: IntentOf): VaultRecord[] {
     return timed(() =>
       this.guard(() => {
         const files = this.store(false);
         if (!files) return [];
         const intent = intentOf(rec);
-        return files.lookup('intent', intent, (r) => r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent).sort(byCreatedAt);
+        const same = files.lookup('intent', intent, (r) => r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent);
+        for (const r of same.filter((x) => !isUnsettled(x)).slice(0, STALE_HINTS_DROPPED)) {
+          try {
+            const hop = files.hop(r.opId);
+            // Never waits: a record another process holds keeps its hint until a later call.
+            withLockAt(files.lockPath(hop), () => {
+              const now = files.read(hop);
+              if (now && !isUnsettled(now)) files.dropIntentHint(now, hop);
+            }, { timeoutMs: 0 });
+          } catch { /* only slower next time (a vault this process may not write, a busy lock) */ }
+        }
+        return same.filter(isUnsettled).sort(byCreatedAt);
       }),
     );
   }

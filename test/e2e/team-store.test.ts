@@ -274,6 +274,52 @@ describe('the team store on PostgreSQL', () => {
     }
   });
 
+  test('the identical-call check reads no history: a settled record carries no intent hint, and one hinted by 0.2.0 loses it at the next check', async () => {
+    const flaky = await startDemo({ verbose: true, faults: ['drop-create-response'] });
+    try {
+      const { url, env } = await teamStore();
+      const h = await homeWithServer('flaky', flaky.url);
+      // Two identical calls in doubt (the second sent on purpose): the one hint both carry is their intent's.
+      assert.equal((await h.run(['call', 'flaky', 'slow_compute', 'seconds=1', '--detach'], { env })).code, 10);
+      assert.equal((await h.run(['call', 'flaky', 'slow_compute', 'seconds=1', '--detach', '--new'], { env })).code, 10);
+      const c = new pg.Client(url);
+      await c.connect();
+      try {
+        const hops = (await c.query<{ hop: string }>('SELECT hop FROM mcp_tasks_records ORDER BY created_at, hop')).rows.map((r) => r.hop);
+        assert.equal(hops.length, 2);
+        const [first, second] = hops as [string, string];
+        const hintsOf = async (hop: string) => new Set((await c.query<{ hint: string }>('SELECT hint FROM mcp_tasks_hints WHERE hop = $1', [hop])).rows.map((r) => r.hint));
+        const ofSecond = await hintsOf(second);
+        const intents = [...(await hintsOf(first))].filter((x) => ofSecond.has(x));
+        assert.equal(intents.length, 1, 'one intent hint each');
+        const intent = intents[0]!;
+        // The first one is settled by hand: its write drops its intent hint, the other keeps it.
+        const listed = parseJsonDoc((await h.run(['--json', 'list', '--all'], { env })).stdout) as Array<{ opId: string }>;
+        await h.ok(['recover', listed[0]!.opId.slice(0, 8), '--resolve', 'not-run', '--note', 'checked'], { env });
+        const settled = (await c.query<{ hop: string }>("SELECT hop FROM mcp_tasks_records WHERE phase = 'terminal'")).rows.map((r) => r.hop);
+        assert.equal(settled.length, 1);
+        const settledHop = settled[0]!;
+        const openHop = settledHop === first ? second : first;
+        assert.ok(!(await hintsOf(settledHop)).has(intent), 'a settled record carries no intent hint');
+        assert.ok((await hintsOf(openHop)).has(intent), 'the one still in doubt keeps it');
+        // As 0.2.0 left a settled record: still hinted. The next identical call is refused as before and drops it.
+        await c.query('INSERT INTO mcp_tasks_hints (hint, hop) VALUES ($1, $2)', [intent, settledHop]);
+        const calls = await flaky.count('tools/call');
+        const again = await h.run(['call', 'flaky', 'slow_compute', 'seconds=1', '--detach'], { env });
+        assert.equal(again.code, 10, again.stderr);
+        assert.match(again.stderr, /an identical call is in doubt/);
+        assert.equal(await flaky.count('tools/call'), calls, 'nothing was sent');
+        assert.ok(!(await hintsOf(settledHop)).has(intent), 'the stale intent hint was removed');
+        assert.ok((await hintsOf(openHop)).has(intent), 'the record in doubt keeps its intent hint');
+        assert.equal(Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n), 2, 'no record was added or removed');
+      } finally {
+        await c.end();
+      }
+    } finally {
+      await flaky.stop();
+    }
+  });
+
   test('the salt a home saw last starts the key early; a stale or damaged one only costs time, never opens with a wrong key', async () => {
     const { url, env } = await teamStore();
     const h = await homeWithServer('demo-http', demo.url);

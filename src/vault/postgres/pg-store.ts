@@ -20,7 +20,7 @@ import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import { VaultError } from '../vault-errors.js';
 import { AmbiguousRefError } from '../vault-errors.js';
-import { byCreatedAt, intentOf, originText, typeableRef, UNKNOWN_OPERATION, type IntentOf, type VaultRecord } from '../vault-record.js';
+import { byCreatedAt, intentOf, isUnsettled, originText, typeableRef, UNKNOWN_OPERATION, type IntentOf, type VaultRecord } from '../vault-record.js';
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
@@ -39,6 +39,10 @@ const LISTED_PHASES = ['submitting', 'active', 'in-doubt', 'lost'];
 const REMEMBERED_READ = 16;
 /** Records per merge batch: one transaction, a few statements. */
 const MERGE_BATCH = 500;
+/** The phases of a record that may be unsettled (isUnsettled also asks for no taskId, which is sealed). */
+const UNSETTLED_PHASE = "r.phase IN ('submitting', 'in-doubt')";
+/** Stale intent hints (settled rows hinted by an earlier version) removed per identical-call check. */
+const STALE_HINTS_DROPPED = 200;
 /** The channel a write is announced on (the hop only: the record stays sealed). */
 export const NOTIFY_CHANNEL = 'mcp_tasks_changes';
 
@@ -289,7 +293,8 @@ export class PgHandleStore implements HandleStore {
     }
     for (const v of Object.values(rec.labels ?? {})) out.add(this.hash(keys, 'label', v));
     if (rec.operation?.idempotencyKey) out.add(this.hash(keys, 'idem', rec.operation.idempotencyKey));
-    if (rec.operation && rec.operation.name !== UNKNOWN_OPERATION) out.add(this.hash(keys, 'intent', intentOf(rec)));
+    // Only while it holds no handle: the identical-call check reads no history (a settled record's write drops it).
+    if (isUnsettled(rec) && rec.operation && rec.operation.name !== UNKNOWN_OPERATION) out.add(this.hash(keys, 'intent', intentOf(rec)));
     return [...out];
   }
 
@@ -489,12 +494,29 @@ export class PgHandleStore implements HandleStore {
     return undefined;
   }
 
-  /** Only rows still submitting or in doubt are read: a call repeated daily for a year decrypts no history. */
+  /**
+   * Only records still submitting or in doubt carry the intent hint, and only those rows are read
+   * and opened: a call repeated daily for a year decrypts no history. Settled rows still hinted
+   * (written by an earlier version) lose the hint here, a few hundred a call, each row locked so
+   * that a writer making it unsettled again (a resubmission) is waited for and keeps its hint.
+   */
   async unsettledSameIntent(probe: IntentOf): Promise<VaultRecord[]> {
     const keys = await this.ready();
     const intent = intentOf(probe);
     const hint = this.hash(keys, 'intent', intent);
-    return this.with(async (c) => (await this.rows(c, keys, "SELECT r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1 AND r.phase IN ('submitting', 'in-doubt')", [hint])).filter((r) => !r.taskId && r.operation.name !== UNKNOWN_OPERATION && intentOf(r) === intent).sort(byCreatedAt));
+    return this.with(async (c) => {
+      const r = await c.query<{ hop: string; sealed: Buffer | null; version: string }>(
+        `SELECT r.hop, CASE WHEN ${UNSETTLED_PHASE} THEN r.sealed END AS sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1`,
+        [hint],
+      );
+      const stale = r.rows.filter((row) => row.sealed === null).slice(0, STALE_HINTS_DROPPED).map((row) => row.hop);
+      if (stale.length) {
+        await c.query(`DELETE FROM mcp_tasks_hints h USING (SELECT r.hop FROM mcp_tasks_records r WHERE r.hop = ANY($2::text[]) AND NOT ${UNSETTLED_PHASE} FOR UPDATE) s WHERE h.hint = $1 AND h.hop = s.hop`, [hint, stale]);
+      }
+      const open = r.rows.filter((row): row is { hop: string; sealed: Buffer; version: string } => row.sealed !== null);
+      if (open.length <= REMEMBERED_READ) for (const row of open) this.read.set(row.hop, { version: row.version, sealed: row.sealed });
+      return open.map((row) => this.open(keys, row.sealed, row.hop)).filter((rec) => isUnsettled(rec) && rec.operation.name !== UNKNOWN_OPERATION && intentOf(rec) === intent).sort(byCreatedAt);
+    });
   }
 
   /**

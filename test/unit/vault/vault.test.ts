@@ -3,7 +3,8 @@
 // the file byte for byte as it was.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { vaultPath, MIN_REF_PREFIX } from '../../../src/vault/vault.js';
 import { vaultAt } from '../../../src/app/open-vault.js';
@@ -327,4 +328,58 @@ describe('Vault key in the OS keychain (only where one is usable)', () => {
       assert.equal(vaultAt(kv.h, {}).list().length, 1, 'the backed-up vault can still be opened');
     },
   );
+});
+
+describe('the identical-call check reads no history', () => {
+  /** Every hint file of the vault at `h`, as `<hint>.<hop>` names. */
+  const hintFiles = (h: string): Set<string> => {
+    const dir = readdirSync(h).find((d) => /^vault-.*\.d$/.test(d));
+    assert.ok(dir, 'the vault has its record directory');
+    const out = new Set<string>();
+    for (const sub of readdirSync(join(h, dir, 'i'))) for (const name of readdirSync(join(h, dir, 'i', sub))) out.add(`${sub}/${name}`);
+    return out;
+  };
+  const added = (before: Set<string>, after: Set<string>) => [...after].filter((n) => !before.has(n));
+  const hintOf = (name: string) => name.slice(0, name.indexOf('.'));
+
+  test('only a call without its handle is hinted by its intent; a settled one hinted by 0.2.0 loses the hint at the next check', () => {
+    const h = home();
+    const v = vaultAt(h, NOKC);
+    const same = { tool: 'pay', args: { to: 'acme', amount: 5 } };
+    const a = makeRecord({ ...same, phase: 'submitting' });
+    v.put(makeRecord({ tool: 'other' })); // the vault exists before the hints are counted
+    const start = hintFiles(h);
+    v.put(a);
+    const ofA = added(start, hintFiles(h));
+    const b = makeRecord({ ...same, phase: 'in-doubt' });
+    const beforeB = hintFiles(h);
+    v.put(b);
+    const ofB = added(beforeB, hintFiles(h));
+    // The one hint both carry is their intent's (the others are of their own opIds).
+    const shared = ofA.filter((n) => ofB.some((m) => hintOf(m) === hintOf(n)));
+    assert.equal(shared.length, 1, `one intent hint each: ${ofA.join(', ')} / ${ofB.join(', ')}`);
+    const intentOfA = shared[0]!;
+    assert.deepEqual(v.unsettledSameIntent(a).map((r) => r.opId).sort(), [a.opId, b.opId].sort());
+
+    // A gets its handle: its intent hint goes, B's stays.
+    v.update(a.opId, (r) => {
+      r.taskId = fakeTaskId();
+      r.phase = 'active';
+    });
+    const now = hintFiles(h);
+    assert.ok(!now.has(intentOfA), 'a record holding its handle carries no intent hint');
+    assert.ok(ofB.some((n) => hintOf(n) === hintOf(intentOfA) && now.has(n)), 'the unsettled one keeps its intent hint');
+    assert.deepEqual(v.unsettledSameIntent(a).map((r) => r.opId), [b.opId]);
+
+    // As 0.2.0 left it: the settled record still hinted. The next check drops the hint, and answers the same.
+    const dir = readdirSync(h).find((d) => /^vault-.*\.d$/.test(d))!;
+    writeFileSync(join(h, dir, 'i', intentOfA), '');
+    assert.deepEqual(v.unsettledSameIntent(a).map((r) => r.opId), [b.opId]);
+    assert.ok(!hintFiles(h).has(intentOfA), 'the stale intent hint was removed');
+    assert.ok(v.get(a.opId)?.taskId, 'the settled record itself is untouched');
+
+    // Removing a record removes its intent hint too.
+    v.remove([b.opId]);
+    assert.ok(![...hintFiles(h)].some((n) => hintOf(n) === hintOf(intentOfA)), 'no intent hint is left behind');
+  });
 });
