@@ -39,6 +39,9 @@ export async function watch(ctx: Context, vault: HandleStore, givenRefs: string[
     return await watchRefs(ctx, vault, givenRefs, opts, settled, joining);
   } finally {
     joining?.stop();
+    // The feed's reads end before the command does, none left holding a connection; a store
+    // that stopped answering is not waited for more than a moment.
+    if (joining) await Promise.race([joining.finished, new Promise((r) => setTimeout(r, FEED_END_WAIT_MS).unref())]);
   }
 }
 
@@ -110,10 +113,15 @@ async function refsToWatch(vault: HandleStore, refs: string[], opts: WatchOption
   return active.map((r) => r.taskId!);
 }
 
+/** How long a watch's end waits for the team store's feed to close. */
+const FEED_END_WAIT_MS = 2_000;
+
 /** watch --active's feed of tasks that other machines add to the team store, as JoiningTasks. */
 interface StoreJoining extends JoiningTasks {
   /** A record followed already (one of the first): not handed on when it is written again. */
   known(opId: string): void;
+  /** Settles once the feed has ended after stop(), its reads of the store with it (never rejects). */
+  finished: Promise<unknown>;
 }
 
 /**
@@ -150,6 +158,7 @@ async function joiningFromStore(ctx: Context, vault: HandleStore): Promise<Store
   });
   return {
     known: (opId) => void seen.add(opId),
+    finished: ended,
     start(fn) {
       add = fn;
       for (const ref of queued.splice(0)) fn(ref);

@@ -588,23 +588,33 @@ export class PgHandleStore implements HandleStore {
       this.dbError(err);
     }
     let chain = Promise.resolve();
-    await new Promise<void>((resolve, reject) => {
-      const stop = () => resolve();
-      if (signal.aborted) return resolve();
-      signal.addEventListener('abort', stop, { once: true });
-      client.on('error', (err) => reject(err));
-      client.on('end', () => (signal.aborted ? resolve() : reject(new Error('the connection to the team store closed'))));
-      client.on('notification', (n) => {
-        const hop = n.payload;
-        if (!hop) return;
-        // In commit order, one at a time: a record changed twice is shown twice, latest last.
-        chain = chain.then(async () => {
-          const [rec] = await this.with(async (c) => this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [hop]));
-          if (rec) onChange(rec);
-        }).catch(reject);
+    let ended = false;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const stop = () => resolve();
+        if (signal.aborted) return resolve();
+        signal.addEventListener('abort', stop, { once: true });
+        client.on('error', (err) => reject(err));
+        client.on('end', () => (signal.aborted ? resolve() : reject(new Error('the connection to the team store closed'))));
+        client.on('notification', (n) => {
+          const hop = n.payload;
+          // Nothing more is read once it has stopped or failed.
+          if (!hop || ended || signal.aborted) return;
+          // In commit order, one at a time: a record changed twice is shown twice, latest last.
+          chain = chain.then(async () => {
+            const [rec] = await this.with(async (c) => this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [hop]));
+            if (rec) onChange(rec);
+          }).catch(reject);
+        });
       });
-    }).catch((err: unknown) => this.dbError(err)).finally(() => client.end().catch(() => {}));
-    await chain;
+    } catch (err) {
+      this.dbError(err);
+    } finally {
+      ended = true;
+      await client.end().catch(() => {});
+      // It returns only once the reads it began have ended: none is left holding a connection.
+      await chain;
+    }
   }
 
   async close(): Promise<void> {
