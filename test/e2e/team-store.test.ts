@@ -570,4 +570,72 @@ describe('the team store on PostgreSQL', () => {
       await proxy.close();
     }
   });
+  test('store push killed halfway (kill -9 while a batch waits): whole batches landed, each record whole; the next push adds the rest, once', { timeout: 180_000 }, async () => {
+    const { url, env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url);
+    const total = 2_000;
+    // The records in the local vault only (no MCP_TASKS_STORE), as a runner that worked offline has them.
+    const seeded = spawnSync(process.execPath, [join(root, 'scripts', 'bench.mjs'), 'seed', h.dir, String(total)], { encoding: 'utf8', env: { ...process.env, MCP_TASKS_STORE: '', MCP_TASKS_NO_KEYCHAIN: '1', CI: '1' } });
+    assert.equal(seeded.status, 0, seeded.stderr);
+    const localBefore = (parseJsonDoc((await h.run(['--json', 'list', '--all'])).stdout) as unknown[]).length;
+    assert.equal(localBefore, total);
+    const admin = new pg.Client(url);
+    const blocker = new pg.Client(url);
+    await admin.connect();
+    await blocker.connect();
+    const count = async () => Number((await admin.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n);
+    try {
+      const push = h.spawn(['--json', 'store', 'push'], { env });
+      // Once a first batch has landed, the next one is held at the hints table's lock, its records
+      // written but not committed; the push is killed while it waits.
+      for (let i = 0; (await count()) === 0; i++) {
+        assert.ok(i < 2_000 && push.child.exitCode === null, `the push landed nothing before it ended: ${push.stderr}`);
+        await sleep(5);
+      }
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE mcp_tasks_hints IN EXCLUSIVE MODE');
+      const landed = await count();
+      assert.ok(landed < total, `the push was stopped halfway (${landed} of ${total} landed)`);
+      let pid: number;
+      for (let i = 0; ; i++) {
+        const waiting = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = 'mcp-tasks' AND wait_event_type = 'Lock'");
+        if (waiting.rows.length) {
+          pid = waiting.rows[0]!.pid;
+          break;
+        }
+        assert.ok(i < 2_000 && push.child.exitCode === null, `the push never waited for the next batch: ${push.stderr}`);
+        await sleep(5);
+      }
+      push.kill('SIGKILL');
+      const killed = await push.done;
+      assert.equal(killed.signal, 'SIGKILL');
+      // The database ends the dead client's session (as it does once it notices), then the lock goes.
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      for (let i = 0; (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rows.length; i++) {
+        assert.ok(i < 2_000, 'the killed push\'s session ended');
+        await sleep(5);
+      }
+      await blocker.query('ROLLBACK');
+      // Whole batches only (500 at a time, each one transaction), and each record whole: every one opens with the key.
+      const half = await count();
+      assert.equal(half, landed, 'the batch that waited left nothing, not even its records');
+      assert.equal(half % 500, 0, `whole batches landed: ${half}`);
+      const inTeam = parseJsonDoc((await h.run(['--json', 'list', '--all'], { env })).stdout) as unknown[];
+      assert.equal(inTeam.length, half, 'every landed record opens with the team key');
+      // The local vault is as it was, and the next push adds the rest, once.
+      const check = await h.run(['vault', 'check']);
+      assert.equal(check.code, 0, check.stderr);
+      assert.equal((parseJsonDoc((await h.run(['--json', 'list', '--all'])).stdout) as unknown[]).length, total, 'the local vault lost nothing');
+      const again = await h.run(['--json', 'store', 'push'], { env });
+      assert.equal(again.code, 0, again.stderr);
+      assert.deepEqual(parseJsonDoc(again.stdout), { ...parseJsonDoc(again.stdout), added: total - half, alreadyPresent: half });
+      assert.equal(await count(), total);
+      assert.equal(parseJsonDoc((await h.run(['--json', 'store', 'push'], { env })).stdout).added, 0, 'a third push adds nothing');
+      const hints = await admin.query<{ n: string }>('SELECT count(DISTINCT hop) AS n FROM mcp_tasks_hints');
+      assert.equal(Number(hints.rows[0]!.n), total, 'every record has its hints');
+    } finally {
+      await blocker.end().catch(() => {});
+      await admin.end();
+    }
+  });
 });
