@@ -76,9 +76,15 @@ function measure(cases, runs = RUNS) {
   for (const c of Object.values(cases)) runOnce(c.args, c.env); // warm the file cache
   for (let i = 0; i < runs; i++) for (const [k, c] of Object.entries(cases)) samples[k].push(runOnce(c.args, c.env));
   return Object.fromEntries(
-    Object.entries(samples).map(([k, v]) => [k, { ms: median(v.map((s) => s.ms)), rssMiB: median(v.map((s) => s.rssMiB)), share: median(v.map((s) => s.vaultMs / s.ms)) }]),
+    Object.entries(samples).map(([k, v]) => [k, { ms: median(v.map((s) => s.ms)), each: v.map((s) => s.ms), rssMiB: median(v.map((s) => s.rssMiB)), share: median(v.map((s) => s.vaultMs / s.ms)) }]),
   );
 }
+
+/**
+ * b − a, pair by pair (each round runs every case once, in turn), then the median: on a machine
+ * whose speed drifts between rounds, a difference of medians mixes the drift in; this does not.
+ */
+const pairedDelta = (a, b) => median(a.each.map((x, i) => b.each[i] - x));
 
 async function startDemo() {
   const child = spawn(process.execPath, [bin, 'demo-server', '--http', '0', '--store', join(work, 'store.json')], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -199,7 +205,7 @@ async function benchTeamStore(fileHomes) {
     runOnce([bin, '--json', 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach', '--label', 'bench=get'], env);
     let held = 1;
     const fileSizes = Object.keys(fileHomes).map(Number).sort((a, b) => a - b);
-    console.log('\nteam store (PostgreSQL) beside the file vault (wall medians; Δ = team − file)');
+    console.log('\nteam store (PostgreSQL) beside the file vault (wall medians; Δ = team − file, the median of the run-by-run differences)');
     console.log(`  ${'records'.padEnd(10)}${'file home'.padStart(10)}${'get file/team/Δ'.padStart(26)}${'call --detach file/team/Δ'.padStart(30)}${'list --label file/team'.padStart(26)}`);
     const rows = [];
     for (const n of TEAM_SIZES) {
@@ -225,14 +231,15 @@ async function benchTeamStore(fileHomes) {
         runs,
       );
       rows.push({ n, m });
-      const trio = (f, tm) => `${f.ms.toFixed(0)} / ${tm.ms.toFixed(0)} / ${tm.ms - f.ms >= 0 ? '+' : ''}${(tm.ms - f.ms).toFixed(0)} ms`;
-      if (m.passGet) console.log(`  (a store made with a passphrase, 1 record: get ${m.passGet.ms.toFixed(0)} ms, ${m.passGet.ms - m.fileGet.ms >= 0 ? '+' : ''}${(m.passGet.ms - m.fileGet.ms).toFixed(0)} ms over the file vault)`);
+      const signed = (d) => `${d >= 0 ? '+' : ''}${d.toFixed(0)}`;
+      const trio = (f, tm) => `${f.ms.toFixed(0)} / ${tm.ms.toFixed(0)} / ${signed(pairedDelta(f, tm))} ms`;
+      if (m.passGet) console.log(`  (a store made with a passphrase, 1 record: get ${m.passGet.ms.toFixed(0)} ms, ${signed(pairedDelta(m.fileGet, m.passGet))} ms over the file vault)`);
       console.log(`  ${String(n).padEnd(10)}${String(fileN).padStart(10)}${trio(m.fileGet, m.teamGet).padStart(26)}${trio(m.fileCall, m.teamCall).padStart(30)}${`${m.fileLabel.ms.toFixed(0)} / ${m.teamLabel.ms.toFixed(0)} ms`.padStart(26)}`);
     }
     console.log('\nteam store targets:');
     for (const { n, m } of rows) {
-      const dGet = m.teamGet.ms - m.fileGet.ms;
-      const dCall = m.teamCall.ms - m.fileCall.ms;
+      const dGet = pairedDelta(m.fileGet, m.teamGet);
+      const dCall = pairedDelta(m.fileCall, m.teamCall);
       console.log(`  ${String(n).padEnd(9)} get ${dGet >= 0 ? '+' : ''}${dGet.toFixed(0)} ms ${verdict(dGet <= 15, '≤ +15 ms')}; call --detach ${dCall >= 0 ? '+' : ''}${dCall.toFixed(0)} ms ${verdict(dCall <= 25, '≤ +25 ms')}${n >= 1_000_000 ? `; list --label ${m.teamLabel.ms.toFixed(0)} ms ${verdict(m.teamLabel.ms < 150, '< 150 ms')}` : ''}`);
     }
   } finally {
