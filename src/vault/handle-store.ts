@@ -73,7 +73,6 @@ export interface HandleStore {
   close(): Promise<void>;
 }
 
-/** A record that may still be in doubt: no handle, and not settled by an end, a resolution or a handle. */
 /** The local file vault behind the seam: a thin adapter, each call as fast as the Vault's own. */
 export class FileHandleStore implements HandleStore {
   readonly engine = 'files' as const;

@@ -267,11 +267,11 @@ export interface IntentOf {
   operation: { name: string; arguments: Record<string, unknown> };
 }
 
-/** What makes two calls the same intent: the server's name, the tool and its arguments as values. */
 /**
  * A call that may have run but holds no handle yet (submitting, or in doubt): what an identical
  * call must not repeat. Only such records carry an intent hint, so the check reads no history.
  */
 export const isUnsettled = (r: VaultRecord): boolean => !r.taskId && (r.phase === 'submitting' || r.phase === 'in-doubt');
 
+/** What makes two calls the same intent: the server's name, the tool and its arguments as values. */
 export const intentOf = (rec: IntentOf): string => `${rec.server.name}\0${rec.operation.name}\0${canonicalJson(rec.operation.arguments)}`;
