@@ -584,18 +584,16 @@ describe('the team store on PostgreSQL', () => {
     await admin.connect();
     await blocker.connect();
     const count = async () => Number((await admin.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n);
+    // The second batch is held, deterministically: a statement trigger on the hints table waits
+    // for an advisory lock the test holds once the records table has more than the first batch
+    // (counting the batch's own, not yet committed), so the first batch commits and the second
+    // waits with its records written but not committed.
+    await admin.query(`CREATE FUNCTION test_hold_second_batch() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF (SELECT count(*) FROM mcp_tasks_records) > 500 THEN PERFORM pg_advisory_xact_lock(4242); END IF; RETURN NULL; END $$`);
+    await admin.query('CREATE TRIGGER test_hold BEFORE INSERT ON mcp_tasks_hints FOR EACH STATEMENT EXECUTE FUNCTION test_hold_second_batch()');
+    await blocker.query('SELECT pg_advisory_lock(4242)');
     try {
       const push = h.spawn(['--json', 'store', 'push'], { env });
-      // Once a first batch has landed, the next one is held at the hints table's lock, its records
-      // written but not committed; the push is killed while it waits.
-      for (let i = 0; (await count()) === 0; i++) {
-        assert.ok(i < 2_000 && push.child.exitCode === null, `the push landed nothing before it ended: ${push.stderr}`);
-        await sleep(5);
-      }
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE mcp_tasks_hints IN EXCLUSIVE MODE');
-      const landed = await count();
-      assert.ok(landed < total, `the push was stopped halfway (${landed} of ${total} landed)`);
       let pid: number;
       for (let i = 0; ; i++) {
         const waiting = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = 'mcp-tasks' AND wait_event_type = 'Lock'");
@@ -603,19 +601,19 @@ describe('the team store on PostgreSQL', () => {
           pid = waiting.rows[0]!.pid;
           break;
         }
-        assert.ok(i < 2_000 && push.child.exitCode === null, `the push never waited for the next batch: ${push.stderr}`);
-        await sleep(5);
+        assert.ok(push.child.exitCode === null, `the push ended before its second batch waited: ${push.stderr}`);
+        await sleep(i < 100 ? 10 : 50);
       }
+      const landed = await count();
+      assert.equal(landed, 500, 'the first batch landed while the second waits');
       push.kill('SIGKILL');
       const killed = await push.done;
       assert.equal(killed.signal, 'SIGKILL');
       // The database ends the dead client's session (as it does once it notices), then the lock goes.
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      for (let i = 0; (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rows.length; i++) {
-        assert.ok(i < 2_000, 'the killed push\'s session ended');
-        await sleep(5);
-      }
-      await blocker.query('ROLLBACK');
+      for (let i = 0; (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rows.length; i++) await sleep(i < 100 ? 10 : 50);
+      await blocker.query('SELECT pg_advisory_unlock(4242)');
+      await admin.query('DROP TRIGGER test_hold ON mcp_tasks_hints');
       // Whole batches only (500 at a time, each one transaction), and each record whole: every one opens with the key.
       const half = await count();
       assert.equal(half, landed, 'the batch that waited left nothing, not even its records');
