@@ -273,5 +273,8 @@ export interface IntentOf {
  */
 export const isUnsettled = (r: VaultRecord): boolean => !r.taskId && (r.phase === 'submitting' || r.phase === 'in-doubt');
 
+/** Intent hints an earlier version left on settled records, removed by one identical-call check (either engine). */
+export const STALE_HINTS_DROPPED = 200;
+
 /** What makes two calls the same intent: the server's name, the tool and its arguments as values. */
 export const intentOf = (rec: IntentOf): string => `${rec.server.name}\0${rec.operation.name}\0${canonicalJson(rec.operation.arguments)}`;

@@ -12,15 +12,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { ensureDir, LockTimeoutError, LockUnusableError, withFileLock, withLockAt, writeFileAtomic } from '../fs/atomic-file.js';
 import { AmbiguousRefError, VaultError, type VaultFailure } from './vault-errors.js';
 import { decodeSealed, encodeSealed, keyFilePath, loadKey, newKeySource, seal, unseal, VAULT_FORMAT_VERSION, VaultKeyError, type KeySource, type SealedVault } from './vault-crypto.js';
-import { byCreatedAt, intentOf, isUnsettled, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
+import { byCreatedAt, intentOf, isUnsettled, STALE_HINTS_DROPPED, typeableRef, UNKNOWN_OPERATION, type ListingMeta, type IntentOf, type VaultRecord } from './vault-record.js';
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles, type StoreCheck, type StoreProblem } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
 import { COMPACT_LOG_BYTES, type ListingRow, type ListingRows } from './listing-index.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
-
-/** Stale intent hints (settled records hinted by an earlier version) removed per identical-call check. */
-const STALE_HINTS_DROPPED = 200;
 
 /** Time spent in vault reads and writes by this process (reported with MCP_TASKS_TIMING=1). */
 export const vaultTiming = { ms: 0 };

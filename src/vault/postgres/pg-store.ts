@@ -20,7 +20,7 @@ import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import { VaultError } from '../vault-errors.js';
 import { AmbiguousRefError } from '../vault-errors.js';
-import { byCreatedAt, intentOf, isUnsettled, originText, typeableRef, UNKNOWN_OPERATION, type IntentOf, type VaultRecord } from '../vault-record.js';
+import { byCreatedAt, intentOf, isUnsettled, originText, STALE_HINTS_DROPPED, typeableRef, UNKNOWN_OPERATION, type IntentOf, type VaultRecord } from '../vault-record.js';
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
@@ -41,14 +41,19 @@ const REMEMBERED_READ = 16;
 const MERGE_BATCH = 500;
 /** The phases of a record that may be unsettled (isUnsettled also asks for no taskId, which is sealed). */
 const UNSETTLED_PHASE = "r.phase IN ('submitting', 'in-doubt')";
-/** Stale intent hints (settled rows hinted by an earlier version) removed per identical-call check. */
-const STALE_HINTS_DROPPED = 200;
 /** The channel a write is announced on (the hop only: the record stays sealed). */
 export const NOTIFY_CHANNEL = 'mcp_tasks_changes';
 
 interface Keys {
   record: Buffer;
   index: Buffer;
+}
+
+/** A record's row as read: its hop, the sealed record, its version. */
+interface SealedRow {
+  hop: string;
+  sealed: Buffer;
+  version: string;
 }
 
 function deriveKeys(master: Buffer): Keys {
@@ -346,9 +351,13 @@ export class PgHandleStore implements HandleStore {
    * are remembered for update()'s one-statement path, a listing's are not (nothing held at 1M).
    */
   private async rows(c: PoolClient, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
-    const r = await c.query<{ hop: string; sealed: Buffer; version: string }>(sql, args);
-    const remember = r.rows.length <= REMEMBERED_READ;
-    return r.rows.map((row) => {
+    return this.opened(keys, (await c.query<SealedRow>(sql, args)).rows);
+  }
+
+  /** Rows opened with the team key; a small read's are remembered for update(). */
+  private opened(keys: Keys, rows: SealedRow[]): VaultRecord[] {
+    const remember = rows.length <= REMEMBERED_READ;
+    return rows.map((row) => {
       if (remember) this.read.set(row.hop, { version: row.version, sealed: row.sealed });
       return this.open(keys, row.sealed, row.hop);
     });
@@ -464,7 +473,7 @@ export class PgHandleStore implements HandleStore {
     const ways: Array<[string, string]> = [['task', this.hash(keys, 'task', ref)], ['label', this.hash(keys, 'label', ref)]];
     if (ref.length >= MIN_REF_PREFIX) ways.push(['task6', this.hash(keys, 'task6', ref.slice(0, PREFIX_LEN))], ['op6', this.hash(keys, 'op6', ref.slice(0, PREFIX_LEN))]);
     const sql = ["SELECT 'op' AS via, hop, sealed, version FROM mcp_tasks_records WHERE hop = $1", ...ways.map(([via], i) => `SELECT '${via}', r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $${i + 2}`)].join(' UNION ALL ');
-    const found = await this.with((c) => c.query<{ via: string; hop: string; sealed: Buffer; version: string }>(sql, [this.hop(keys, ref), ...ways.map(([, h]) => h)]));
+    const found = await this.with((c) => c.query<SealedRow & { via: string }>(sql, [this.hop(keys, ref), ...ways.map(([, h]) => h)]));
     const opened = new Map<string, VaultRecord>();
     const by = (via: string[], accept: (r: VaultRecord) => boolean) => {
       const out = new Map<string, VaultRecord>();
@@ -505,7 +514,7 @@ export class PgHandleStore implements HandleStore {
     const intent = intentOf(probe);
     const hint = this.hash(keys, 'intent', intent);
     return this.with(async (c) => {
-      const r = await c.query<{ hop: string; sealed: Buffer | null; version: string }>(
+      const r = await c.query<Omit<SealedRow, 'sealed'> & { sealed: Buffer | null }>(
         `SELECT r.hop, CASE WHEN ${UNSETTLED_PHASE} THEN r.sealed END AS sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1`,
         [hint],
       );
@@ -513,9 +522,8 @@ export class PgHandleStore implements HandleStore {
       if (stale.length) {
         await c.query(`DELETE FROM mcp_tasks_hints h USING (SELECT r.hop FROM mcp_tasks_records r WHERE r.hop = ANY($2::text[]) AND NOT ${UNSETTLED_PHASE} FOR UPDATE) s WHERE h.hint = $1 AND h.hop = s.hop`, [hint, stale]);
       }
-      const open = r.rows.filter((row): row is { hop: string; sealed: Buffer; version: string } => row.sealed !== null);
-      if (open.length <= REMEMBERED_READ) for (const row of open) this.read.set(row.hop, { version: row.version, sealed: row.sealed });
-      return open.map((row) => this.open(keys, row.sealed, row.hop)).filter((rec) => isUnsettled(rec) && rec.operation.name !== UNKNOWN_OPERATION && intentOf(rec) === intent).sort(byCreatedAt);
+      const open = r.rows.filter((row): row is SealedRow => row.sealed !== null);
+      return this.opened(keys, open).filter((rec) => isUnsettled(rec) && rec.operation.name !== UNKNOWN_OPERATION && intentOf(rec) === intent).sort(byCreatedAt);
     });
   }
 
