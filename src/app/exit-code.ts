@@ -53,6 +53,8 @@ export const OUTCOME_EXIT: { readonly [K in Outcome['kind']]: Rule<K> } = {
   'store-status': ok,
   'store-initialised': ok,
   'store-key-generated': ok,
+  'store-key-saved': ok,
+  'store-key-forgotten': ok,
   'store-pushed': ok,
   'server-added': ok,
   'servers-listed': ok,

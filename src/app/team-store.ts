@@ -1,15 +1,18 @@
 // The `store` use cases: which store holds the handles (status), creating or migrating the team
-// store's schema (init), and copying local records into it (push). The database engine is
-// loaded only here and when MCP_TASKS_STORE names a team store.
+// store's schema (init), copying local records into it (push), and keeping the team key in this
+// machine's OS keychain (key save, key forget). The database engine is loaded only here and when
+// MCP_TASKS_STORE names a team store.
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
-import type { StoreInitialised, StoreKeyGenerated, StorePushed, StoreStatus } from './outcomes.js';
+import type { StoreInitialised, StoreKeyForgotten, StoreKeyGenerated, StoreKeySaved, StorePushed, StoreStatus } from './outcomes.js';
+import { VaultError } from '../vault/vault-errors.js';
+import { keychainName } from '../vault/keychain.js';
+import { forgetTeamKey, KeychainUnavailable, lookUpTeamKey, saveTeamKey } from '../vault/postgres/team-key-source.js';
 import { newTeamKey } from '../vault/postgres/team-key.js';
 import { isTeamStoreUrl } from '../vault/open-store.js';
 import { LIST_JSON_ROWS, openLocalStore } from './open-vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import { cmd, hint } from '../hint.js';
-
 
 function teamUrl(ctx: Context, command: string): string {
   const url = ctx.env.MCP_TASKS_STORE;
@@ -37,12 +40,12 @@ export async function storeStatus(ctx: Context): Promise<StoreStatus> {
   if (!url) {
     const local = openLocalStore(ctx);
     const all = await local.list();
-    return { kind: 'store-status', engine: 'files', where: ctx.home, reachable: true, schemaVersion: null, records: all.length, active: all.filter((r) => r.phase !== 'terminal').length, origins: [], pushPending: all.filter((r) => r.pushPending).length };
+    return { kind: 'store-status', engine: 'files', where: ctx.home, reachable: true, schemaVersion: null, records: all.length, active: all.filter((r) => r.phase !== 'terminal').length, origins: [], pushPending: all.filter((r) => r.pushPending).length, teamKey: null };
   }
   const store = await teamStore(ctx, 'status');
   try {
     const s = await store.status();
-    return { kind: 'store-status', engine: 'postgres', where: store.describe().where, reachable: true, ...s, pushPending: (await pendingLocally(ctx)).length };
+    return { kind: 'store-status', engine: 'postgres', where: store.describe().where, reachable: true, ...s, pushPending: (await pendingLocally(ctx)).length, teamKey: lookUpTeamKey(url, ctx.env).from ?? null };
   } finally {
     await store.close();
   }
@@ -102,4 +105,72 @@ export async function storePush(ctx: Context, refs: string[]): Promise<StorePush
   } finally {
     await store.close();
   }
+}
+
+/** The team key to keep: stdin when it is not a terminal (from a secret store), else asked for, hidden. Never argv. */
+async function teamKeyGiven(ctx: Context, where: string): Promise<string> {
+  const pipeIt = hint`Pipe it in from your secret store: \`printf %s "$TEAM_KEY" | ${cmd('store', 'key', 'save')}\`.`;
+  if (!ctx.stdin.isTTY) {
+    // One trailing newline is the pipe's (echo), not the key's.
+    const text = ctx.stdin.readAll().replace(/\r?\n$/, '');
+    if (!text) throw new CliError('invalid-input', 'no team key on stdin', pipeIt);
+    return text;
+  }
+  if (!ctx.interactive) throw new CliError('usage', '`store key save` asks for the team key, and prompting is off (--no-input or CI)', pipeIt);
+  const key = await ctx.prompter.password(`Team key for ${where}`);
+  if (!key) throw new CliError('invalid-input', 'no team key given', hint`Run \`${cmd('store', 'key', 'save')}\` again and type or paste the team key.`);
+  return key;
+}
+
+const keychainFailed = (err: KeychainUnavailable, what: string) =>
+  new VaultError(
+    { reason: 'team-store', next: err.off ? 'Unset MCP_TASKS_NO_KEYCHAIN to use the OS keychain, or keep using MCP_TASKS_TEAM_KEY (from your secret store).' : 'Keep using MCP_TASKS_TEAM_KEY (from your secret store), or unlock the keychain (a desktop session; on Linux a Secret Service such as GNOME Keyring) and retry.' },
+    `${keychainName()} cannot be used here (${err.message}); ${what}`,
+  );
+
+/**
+ * `store key save`: check the given key against the store (its sealed key check), then keep it
+ * in the OS keychain for this store, so commands on this machine need no MCP_TASKS_TEAM_KEY. A
+ * wrong key, a store without a schema or an unreachable one save nothing.
+ */
+export async function storeKeySave(ctx: Context, words: string[] = []): Promise<StoreKeySaved> {
+  const url = teamUrl(ctx, 'key save');
+  if (words.length) {
+    throw new CliError('usage', '`store key save` takes no argument: a team key on a command line is seen by other users of this machine and kept in shell history; nothing was saved', hint`Remove that line from your shell history, then pipe the key in from your secret store: \`printf %s "$TEAM_KEY" | ${cmd('store', 'key', 'save')}\` (or run it in a terminal to be asked).`);
+  }
+  const { PgHandleStore } = await import('../vault/postgres/pg-store.js');
+  const { redactStoreUrl } = await import('../vault/postgres/pg-connect.js');
+  const key = await teamKeyGiven(ctx, redactStoreUrl(url));
+  ctx.redact(key);
+  // The given key, in memory only: the store opens with it, whatever MCP_TASKS_TEAM_KEY or the keychain hold.
+  const store = new PgHandleStore(url, ctx.env, ctx.home, LIST_JSON_ROWS, key);
+  try {
+    const s = await store.status();
+    if (s.schemaVersion === null) {
+      throw new VaultError({ reason: 'team-store', next: hint`Create it first with the key set: \`${cmd('store', 'init')}\` (MCP_TASKS_TEAM_KEY from your secret store), then save the key.` }, `the team store ${store.describe().where} has no mcp-tasks schema yet: there is nothing to check the key against, so it was not saved`);
+    }
+  } finally {
+    await store.close();
+  }
+  try {
+    saveTeamKey(url, ctx.env, key);
+  } catch (err) {
+    if (err instanceof KeychainUnavailable) throw keychainFailed(err, 'the team key was checked but not saved');
+    throw err;
+  }
+  return { kind: 'store-key-saved', where: store.describe().where, keychain: keychainName(), overridden: Boolean(ctx.env.MCP_TASKS_TEAM_KEY) };
+}
+
+/** `store key forget`: remove this store's team key from the OS keychain (the store itself is untouched). */
+export async function storeKeyForget(ctx: Context): Promise<StoreKeyForgotten> {
+  const url = teamUrl(ctx, 'key forget');
+  const { redactStoreUrl } = await import('../vault/postgres/pg-connect.js');
+  let removed: boolean;
+  try {
+    removed = forgetTeamKey(url, ctx.env);
+  } catch (err) {
+    if (err instanceof KeychainUnavailable) throw keychainFailed(err, 'nothing was removed');
+    throw err;
+  }
+  return { kind: 'store-key-forgotten', where: redactStoreUrl(url), keychain: keychainName(), removed };
 }

@@ -354,7 +354,7 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
       const { runVaultCheck } = await import('./commands/vault-admin.js');
       done(runVaultCheck({ ...(opts.repair ? { repair: true } : {}) }, ctxOf(cmd)));
     });
-  const store = program.command('store').description('the team store (MCP_TASKS_STORE): status, init, keygen, push');
+  const store = program.command('store').description('the team store (MCP_TASKS_STORE): status, init, keygen, key, push');
   store
     .command('status')
     .description('which store holds the handles, whether it is reachable, its schema version, how many records and whose')
@@ -375,6 +375,24 @@ export function buildProgram(version: string, makeContext: ContextFactory, done:
     .action(async (_opts, cmd: Command) => {
       const { runStoreKeygen } = await import('./commands/store.js');
       done(await runStoreKeygen(ctxOf(cmd)));
+    });
+  const storeKey = store.command('key').description("keep the team key in this machine's OS keychain for the store MCP_TASKS_STORE names: save, forget");
+  storeKey
+    .command('save')
+    .description('check a team key against the store, then keep it in the OS keychain: commands on this store need no MCP_TASKS_TEAM_KEY (the key is asked for, hidden, or read from stdin; never an argument)')
+    .addHelpText('after', wrapped('\nMCP_TASKS_TEAM_KEY, where set, wins over the saved key. Keychains: the macOS Keychain, Windows Credential Manager, a Secret Service on Linux (GNOME Keyring, KWallet). Exit codes: 0 saved, 1 no key given, 9 a wrong key, a store without a schema, an unreachable store or no usable keychain (nothing saved).'))
+    // A key typed after `save` is refused by the use case with what to do about it, not as an unknown argument.
+    .allowExcessArguments()
+    .action(async (_opts, cmd: Command) => {
+      const { runStoreKeySave } = await import('./commands/store.js');
+      done(await runStoreKeySave(cmd.args, ctxOf(cmd)));
+    });
+  storeKey
+    .command('forget')
+    .description("remove the store's team key from this machine's OS keychain (the store and its records are untouched)")
+    .action(async (_opts, cmd: Command) => {
+      const { runStoreKeyForget } = await import('./commands/store.js');
+      done(await runStoreKeyForget(ctxOf(cmd)));
     });
   store
     .command('push [ref...]')

@@ -352,6 +352,8 @@ export interface StoreStatus {
   origins: Array<{ origin: string; records: number }>;
   /** Local records waiting for `store push` (the team store could not take them when written). */
   pushPending: number;
+  /** Where the team key comes from (team store): MCP_TASKS_TEAM_KEY, the OS keychain, or nowhere. */
+  teamKey: 'env' | 'keychain' | null;
 }
 
 /** `store init`: the schema created or brought up to date (idempotent). */
@@ -368,6 +370,24 @@ export interface StoreKeyGenerated {
   key: string;
 }
 
+/** `store key save`: the team key, checked against the store, kept in the OS keychain for it. */
+export interface StoreKeySaved {
+  kind: 'store-key-saved';
+  where: string;
+  /** The keychain's name on this system. */
+  keychain: string;
+  /** MCP_TASKS_TEAM_KEY is set here too, and wins over the saved key. */
+  overridden: boolean;
+}
+
+/** `store key forget`: the store's team key removed from the OS keychain (or none was there). */
+export interface StoreKeyForgotten {
+  kind: 'store-key-forgotten';
+  where: string;
+  keychain: string;
+  removed: boolean;
+}
+
 /** `store push`: local records copied into the team store (twice adds nothing). */
 export interface StorePushed {
   kind: 'store-pushed';
@@ -376,7 +396,7 @@ export interface StorePushed {
   alreadyPresent: number;
 }
 
-export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked | StoreStatus | StoreInitialised | StoreKeyGenerated | StorePushed;
+export type VaultOutcome = RecordShown | Pruned | Exported | RecordsImported | VaultChecked | StoreStatus | StoreInitialised | StoreKeyGenerated | StoreKeySaved | StoreKeyForgotten | StorePushed;
 
 /** `server login`: signed in; the sign-in as `server show` describes it (never a token). */
 export interface SignedIn {

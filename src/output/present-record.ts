@@ -81,11 +81,14 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
     }
     case 'store-status': {
       if (ctx.json) {
-        out(jsonLine({ engine: o.engine, where: o.where, reachable: o.reachable, schemaVersion: o.schemaVersion, records: o.records, active: o.active, origins: o.origins, pushPending: o.pushPending }));
+        out(jsonLine({ engine: o.engine, where: o.where, reachable: o.reachable, schemaVersion: o.schemaVersion, records: o.records, active: o.active, origins: o.origins, pushPending: o.pushPending, ...(o.engine === 'postgres' ? { teamKey: o.teamKey } : {}) }));
         return;
       }
       out(`store: ${o.engine === 'postgres' ? `team store (PostgreSQL) ${safeName(o.where, 300)}` : `local vault in ${safeName(o.where, 300)}`}\n`);
-      if (o.engine === 'postgres') out(renderHint(hint`reachable: yes; schema version ${o.schemaVersion ?? hint`none (run \`${cmd('store', 'init')}\`)`}\n`, ctx.invocation));
+      if (o.engine === 'postgres') {
+        out(renderHint(hint`reachable: yes; schema version ${o.schemaVersion ?? hint`none (run \`${cmd('store', 'init')}\`)`}\n`, ctx.invocation));
+        out(`team key: ${o.teamKey === 'keychain' ? 'from the OS keychain (store key save)' : 'from MCP_TASKS_TEAM_KEY'}\n`);
+      }
       out(`records: ${o.records} (${o.active} active, in doubt or lost)\n`);
       for (const w of o.origins) out(`  ${w.records}\t${safeName(w.origin, 200)}\n`);
       if (o.pushPending) out(renderHint(hint`waiting for \`${cmd('store', 'push')}\`: ${o.pushPending} local record(s) the team store could not take when they were written\n`, ctx.invocation));
@@ -102,6 +105,17 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
         out(`${o.key}\n`);
         ctx.stderr.write(renderHint(hint`mcp-tasks: a new team key (256 random bits; nothing to stretch, so the store opens faster), kept nowhere else\n  keep it in your secret store; give it to each runner and person as MCP_TASKS_TEAM_KEY, never on a command line\n  next: with it set, \`${cmd('store', 'init')}\` creates a new store sealed with it\n`, ctx.invocation));
       }
+      return;
+    case 'store-key-saved':
+      if (ctx.json) out(jsonLine({ where: o.where, saved: true, keychain: o.keychain }));
+      else {
+        out(`saved the team key for ${safeName(o.where, 300)} in ${o.keychain}; it was checked against the store\n`);
+        ctx.stderr.write(o.overridden ? 'mcp-tasks: MCP_TASKS_TEAM_KEY is set here and wins over the saved key while it is\n' : 'mcp-tasks: commands on this store from this machine now need no MCP_TASKS_TEAM_KEY\n');
+      }
+      return;
+    case 'store-key-forgotten':
+      if (ctx.json) out(jsonLine({ where: o.where, removed: o.removed, keychain: o.keychain }));
+      else out(o.removed ? `removed the team key for ${safeName(o.where, 300)} from ${o.keychain} (the store and its records are untouched)\n` : `${o.keychain} held no team key for ${safeName(o.where, 300)}; nothing was removed\n`);
       return;
     case 'store-pushed':
       if (ctx.json) out(jsonLine({ where: o.where, added: o.added, alreadyPresent: o.alreadyPresent }));

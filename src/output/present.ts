@@ -52,6 +52,8 @@ export function present(ctx: Context, outcome: Outcome): void {
     case 'store-status':
     case 'store-initialised':
     case 'store-key-generated':
+    case 'store-key-saved':
+    case 'store-key-forgotten':
     case 'store-pushed':
       return presentVaultOutcome(ctx, outcome);
     case 'tasks-listed':

@@ -4,26 +4,13 @@
 // key file beside the vault. Never a key compiled into the program. The vault header records
 // which source it was created with, so it is always opened the same way.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scryptSync } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { osPlatform } from '../fs/own-process.js';
 import { writeFileAtomic } from '../fs/atomic-file.js';
+import { KEYCHAIN_SERVICE, keychainEntry } from './keychain.js';
 
 export type KeySource = { kind: 'passphrase'; salt: string; N: number } | { kind: 'keychain'; service: string; account: string } | { kind: 'keyfile' };
-
-const KEYCHAIN_SERVICE = 'mcp-tasks';
-
-interface KeychainEntry {
-  getPassword(): string | null | undefined;
-  setPassword(v: string): void;
-}
-
-/** The OS keychain, loaded only when a vault is created or uses it (a native module). */
-function keychainEntry(service: string, account: string): KeychainEntry {
-  const { Entry } = createRequire(import.meta.url)('@napi-rs/keyring') as { Entry: new (s: string, a: string) => KeychainEntry };
-  return new Entry(service, account);
-}
 
 /**
  * Try to keep a new random key in the OS keychain. Headless machines and CI have none usable
@@ -31,8 +18,8 @@ function keychainEntry(service: string, account: string): KeychainEntry {
  */
 function storeInKeychain(home: string, env: NodeJS.ProcessEnv): { source: KeySource; key: Buffer } | undefined {
   if (env.MCP_TASKS_NO_KEYCHAIN || env.CI) return undefined;
-  // Only keychains that outlive the process: on Linux the binding may fall back to the kernel
-  // session keyring, and a key that vanishes at logout would take every handle with it.
+  // Not on Linux: a desktop's Secret Service is often locked or absent behind an ssh session, and
+  // a vault created while it was there would not open without it; the key file always opens.
   if (osPlatform !== 'darwin' && osPlatform !== 'win32') return undefined;
   try {
     // A fresh account per vault: creating a new vault must never overwrite an older vault's key.

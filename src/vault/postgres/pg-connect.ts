@@ -2,9 +2,9 @@
 // the meta row (schema version, the team key's salt and cost, the sealed key check), and an
 // opening begun early. The driver (`pg`) is imported on the first connection, never before.
 //
-// Start-up: the team key's scrypt runs on the thread pool from the store's salt as this home last
-// saw it (<home>/team-stores.json: salt and cost only, which anyone who can read the database sees
-// anyway), while the driver loads, connects and reads the meta row; the database's salt still
+// Start-up: the team key's scrypt (the key from team-key-source.ts) runs on the thread pool from
+// the store's salt as this home last saw it (<home>/team-stores.json: salt and cost only, which
+// anyone who can read the database sees anyway), while the driver loads, connects and reads the meta row; the database's salt still
 // decides, and its key check. main begins this as soon as a command line that uses the store has
 // parsed (warmTeamStore), so it overlaps the command's own start-up. Small on purpose: the
 // opening must not wait for the modules the command itself loads.
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Pool, PoolClient } from 'pg';
 import { ensureDir, writeFileAtomic } from '../../fs/atomic-file.js';
 import { GENERATED_KEY_COST, generatedKeyBytes, generatedMaster } from './team-key.js';
+import { lookUpTeamKey } from './team-key-source.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -148,8 +149,9 @@ const openingKey = (url: string, home: string, pass: string) => `${url}\0${home}
  */
 export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promise<void> {
   const url = env.MCP_TASKS_STORE;
-  const pass = env.MCP_TASKS_TEAM_KEY;
-  if (!isTeamStoreUrl(url) || !pass || pass.length < 12 || openings.has(openingKey(url, home, pass))) return;
+  if (!isTeamStoreUrl(url)) return;
+  const pass = lookUpTeamKey(url, env).key;
+  if (!pass || pass.length < 12 || openings.has(openingKey(url, home, pass))) return;
   try {
     const early = earlyDerivation(home, redactStoreUrl(url), pass);
     const pool = await poolFor(url, env);

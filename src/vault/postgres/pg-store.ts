@@ -25,6 +25,7 @@ import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
 import { closePool, connectTimeoutMs, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { lookUpTeamKey } from './team-key-source.js';
 import { GENERATED_KEY_COST, GENERATED_KEY_PREFIX, generatedKeyBytes, looksGenerated } from './team-key.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
 import { cmd, hint, type Hint } from '../../hint.js';
@@ -43,6 +44,13 @@ const MERGE_BATCH = 500;
 const UNSETTLED_PHASE = "r.phase IN ('submitting', 'in-doubt')";
 /** The channel a write is announced on (the hop only: the record stays sealed). */
 export const NOTIFY_CHANNEL = 'mcp_tasks_changes';
+
+/** The team key, what a message calls it, and the next step when it is the wrong one. */
+interface TeamKey {
+  key: string;
+  named: string;
+  fix: Hint;
+}
 
 interface Keys {
   record: Buffer;
@@ -94,6 +102,8 @@ export class PgHandleStore implements HandleStore {
     private readonly home: string,
     /** How `list --json` renders a row (handed in from app/). */
     private readonly listRows: ListingRows,
+    /** A team key being checked before it is saved (`store key save`): used instead of MCP_TASKS_TEAM_KEY or the keychain. */
+    private readonly givenKey?: string,
   ) {}
 
   describe(): StoreDescription {
@@ -123,12 +133,24 @@ export class PgHandleStore implements HandleStore {
     this.fail(`the team store ${this.shown} cannot be reached or failed (${why}); nothing was changed`, hint`Check that the database is up and MCP_TASKS_STORE is right (\`${cmd('store', 'status')}\`); unset MCP_TASKS_STORE to use the local vault instead.`);
   }
 
-  private teamKey(): string {
-    const k = this.env.MCP_TASKS_TEAM_KEY;
-    if (!k) this.fail(`MCP_TASKS_STORE names a team store (${this.shown}) but MCP_TASKS_TEAM_KEY is not set: its records are sealed with that passphrase`, 'Set MCP_TASKS_TEAM_KEY to the team key (from your secret store; never on the command line), then retry.');
-    if (looksGenerated(k)) this.fail(`MCP_TASKS_TEAM_KEY begins like a generated team key (${GENERATED_KEY_PREFIX}…) but is not one: cut short or altered in a copy`, 'Set it again from your secret store, whole; nothing was changed.');
-    if (k.length < 12) this.fail('MCP_TASKS_TEAM_KEY is shorter than 12 characters', 'Use a long random passphrase, e.g. `openssl rand -base64 24`, shared with the team out of band.');
-    return k;
+  /** The team key, and how a message names where it came from (the variable, or the keychain). */
+  private teamKey(): TeamKey {
+    if (this.givenKey !== undefined) return this.checkedKey(this.givenKey, 'the team key given', hint`Run \`${cmd('store', 'key', 'save')}\` again with the key the store was initialised with (ask whoever ran \`${cmd('store', 'init')}\`); nothing was saved.`);
+    const found = lookUpTeamKey(this.url, this.env);
+    const k = found.key;
+    if (!k) {
+      const keychain = found.keychainOff ? '' : found.keychainProblem ? `, and the OS keychain cannot be asked (${found.keychainProblem})` : ', and the OS keychain holds none for this store';
+      this.fail(`MCP_TASKS_STORE names a team store (${this.shown}) but MCP_TASKS_TEAM_KEY is not set${keychain}: its records are sealed with the team key`, hint`Set MCP_TASKS_TEAM_KEY to the team key (from your secret store; never on the command line), or keep it in this machine's keychain: \`${cmd('store', 'key', 'save')}\`.`);
+    }
+    if (found.from === 'keychain') return this.checkedKey(k, 'the team key in the OS keychain', hint`Save the right one: \`${cmd('store', 'key', 'save')}\` (it checks the key against the store first), or set MCP_TASKS_TEAM_KEY.`);
+    return this.checkedKey(k, 'MCP_TASKS_TEAM_KEY', hint`Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran \`${cmd('store', 'init')}\`).`);
+  }
+
+  /** A team key of a usable shape, named as a message shows it (`named`), with the next step should it open nothing (`fix`). */
+  private checkedKey(key: string, named: string, fix: Hint): TeamKey {
+    if (looksGenerated(key)) this.fail(`${named} begins like a generated team key (${GENERATED_KEY_PREFIX}…) but is not one: cut short or altered in a copy`, named === 'MCP_TASKS_TEAM_KEY' ? 'Set it again from your secret store, whole; nothing was changed.' : fix);
+    if (key.length < 12) this.fail(`${named} is shorter than 12 characters`, 'Use a long random passphrase, e.g. `openssl rand -base64 24`, shared with the team out of band.');
+    return { key, named, fix };
   }
 
   private async pool(): Promise<Pool> {
@@ -185,27 +207,27 @@ export class PgHandleStore implements HandleStore {
   private async openKeys(meta: Meta, early?: Derivation): Promise<Keys> {
     if (meta.schema_version > SCHEMA_VERSION) this.fail(`the team store ${this.shown} has schema version ${meta.schema_version}, newer than this mcp-tasks (${SCHEMA_VERSION}); nothing was changed`, 'Upgrade mcp-tasks on this machine.');
     if (!validCost(meta.key_n)) this.fail(`the team store ${this.shown} asks for an invalid key cost (scrypt N = ${String(meta.key_n)}); nothing was changed`, hint`Check its mcp_tasks_meta table: ${cmd('store', 'init')} never writes that cost.`);
-    const pass = this.teamKey();
+    const { key: pass, named, fix } = this.teamKey();
     const seen = early?.salt === meta.key_salt && early.n === meta.key_n;
     let master: Buffer;
     try {
       master = seen ? await early.master : await masterKey(pass, meta.key_salt, meta.key_n);
     } catch (err) {
       if (!(err instanceof NotAGeneratedKey)) throw err;
-      this.fail(`the team store ${this.shown} cannot be opened: it was created with a generated team key (${GENERATED_KEY_PREFIX}…), and MCP_TASKS_TEAM_KEY is a passphrase; nothing was changed`, hint`Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran \`${cmd('store', 'init')}\`).`);
+      this.fail(`the team store ${this.shown} cannot be opened: it was created with a generated team key (${GENERATED_KEY_PREFIX}…), and ${named} is a passphrase; nothing was changed`, fix);
     }
     if (!seen) rememberSalt(this.home, this.shown, meta.key_salt, meta.key_n);
     const keys = deriveKeys(master);
     const check = openBytes(keys.record, meta.key_check, 'key-check');
     if (!check || check.toString('utf8') !== CHECK_TEXT) {
-      this.fail(`the team store ${this.shown} cannot be opened: MCP_TASKS_TEAM_KEY is not the key it was created with; nothing was changed`, hint`Set MCP_TASKS_TEAM_KEY to the team key the store was initialised with (ask whoever ran \`${cmd('store', 'init')}\`).`);
+      this.fail(`the team store ${this.shown} cannot be opened: ${named} is not the key it was created with; nothing was changed`, fix);
     }
     return keys;
   }
 
   private ready(): Promise<Keys> {
     if (!this.keys) {
-      const pass = this.teamKey();
+      const pass = this.teamKey().key;
       const begun = takeOpening(this.url, this.home, pass);
       const early = begun?.early ?? earlyDerivation(this.home, this.shown, pass);
       const read = () => this.with((c) => readMeta(c));
@@ -227,7 +249,7 @@ export class PgHandleStore implements HandleStore {
    * running it at once are serialised by a transaction-scoped advisory lock.
    */
   async init(): Promise<{ created: boolean; schemaVersion: number }> {
-    const pass = this.teamKey();
+    const pass = this.teamKey().key;
     return this.with(async (c) => {
       await c.query("SELECT pg_advisory_xact_lock(hashtext('mcp-tasks store init'))");
       await c.query(`CREATE TABLE IF NOT EXISTS mcp_tasks_meta (
@@ -319,7 +341,7 @@ export class PgHandleStore implements HandleStore {
 
   private open(keys: Keys, sealed: Buffer, hop: string): VaultRecord {
     const plain = openBytes(keys.record, sealed, hop);
-    if (!plain) this.fail(`a record in the team store ${this.shown} cannot be decrypted (altered, or sealed with another key); nothing was changed`, 'Check that MCP_TASKS_TEAM_KEY is the team key; a record altered in the database cannot be recovered from it.');
+    if (!plain) this.fail(`a record in the team store ${this.shown} cannot be decrypted (altered, or sealed with another key); nothing was changed`, 'Check that the team key (MCP_TASKS_TEAM_KEY, or the one in the OS keychain) is this store\'s; a record altered in the database cannot be recovered from it.');
     return JSON.parse(plain.toString('utf8')) as VaultRecord;
   }
 
