@@ -10,19 +10,22 @@ if (major < 20 || (major === 20 && minor < 12)) {
   process.exit(1);
 }
 
-// Node 22.1+ keeps the V8 code of the bundle between runs: a quarter less CPU per start on Node 22.
-// Always in the platform's cache dir, never in the mcp-tasks home: the home holds the vault, and a
-// cache there would share its disk (a full home must fail only on the vault's own writes). Best
-// effort: never fails.
+// Caches of compiled code live in the platform's cache dir, never in the mcp-tasks home: the home
+// holds the vault, and a cache there would share its disk (a full home must fail only on the
+// vault's own writes). Node 22.1+ keeps the V8 code of the bundle there between runs (a quarter
+// less CPU per start on Node 22); the team store's driver keeps its own code cache there on every
+// Node, and finds the directory under this symbol (src/vault/postgres/pg-driver.ts). Best effort:
+// never fails.
+const env = process.env;
+const codeCacheDir = process.platform === 'win32'
+    ? join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'mcp-tasks', 'compile-cache')
+    : process.platform === 'darwin'
+      ? join(homedir(), 'Library', 'Caches', 'mcp-tasks', 'compile')
+      : join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcp-tasks', 'compile');
+globalThis[Symbol.for('mcp-tasks.code-cache-dir')] = codeCacheDir;
 if (typeof nodeModule.enableCompileCache === 'function') {
   try {
-    const env = process.env;
-    const dir = process.platform === 'win32'
-        ? join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'mcp-tasks', 'compile-cache')
-        : process.platform === 'darwin'
-          ? join(homedir(), 'Library', 'Caches', 'mcp-tasks', 'compile')
-          : join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcp-tasks', 'compile');
-    nodeModule.enableCompileCache(dir);
+    nodeModule.enableCompileCache(codeCacheDir);
   } catch {
     /* no cache: start-up is slower, nothing else changes */
   }

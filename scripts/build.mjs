@@ -12,6 +12,27 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}build/bundle`;
 const REQUIRE_BANNER = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);";
+const pgNodeOnly = {
+  // pg asks at load whether it runs on Cloudflare Workers by constructing `new Response(…)`,
+  // which on Node loads the whole of undici (its fetch), TLS and the web streams: ~15 ms on
+  // team-store paths that reach no HTTP server (`list`, `show`, `store status`, stdio servers),
+  // for an answer that is always no here. Only that probe is replaced; the rest of the file stays.
+  name: 'pg-node-only',
+  setup(b) {
+    let seen = false;
+    b.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const probe = /function isCloudflareRuntime\(\) \{/;
+      if (!probe.test(text)) throw new Error(`${args.path}: pg's isCloudflareRuntime() is not where the build expects it`);
+      seen = true;
+      return { contents: text.replace(probe, 'function isCloudflareRuntime() {\n  return false;'), loader: 'js' };
+    });
+    b.onEnd((result) => {
+      if (result.errors.length === 0 && !seen) throw new Error("pg-node-only: pg's lib/stream.js was not in the bundle");
+    });
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -65,26 +86,6 @@ await build({
       },
     },
     {
-      // pg asks at load whether it runs on Cloudflare Workers by constructing `new Response(…)`,
-      // which on Node loads the whole of undici (its fetch), TLS and the web streams: ~15 ms on
-      // team-store paths that reach no HTTP server (`list`, `show`, `store status`, stdio servers),
-      // for an answer that is always no here. Only that probe is replaced; the rest of the file stays.
-      name: 'pg-node-only',
-      setup(b) {
-        let seen = false;
-        b.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
-          const text = readFileSync(args.path, 'utf8');
-          const probe = /function isCloudflareRuntime\(\) \{/;
-          if (!probe.test(text)) throw new Error(`${args.path}: pg's isCloudflareRuntime() is not where the build expects it`);
-          seen = true;
-          return { contents: text.replace(probe, 'function isCloudflareRuntime() {\n  return false;'), loader: 'js' };
-        });
-        b.onEnd((result) => {
-          if (result.errors.length === 0 && !seen) throw new Error("pg-node-only: pg's lib/stream.js was not in the bundle");
-        });
-      },
-    },
-    {
       name: 'lazy-sdk-validator',
       setup(b) {
         b.onResolve({ filter: /^@modelcontextprotocol\/client\/_shims$/ }, () => ({ path: `${root}src/connection/sdk-node-shims.ts` }));
@@ -111,6 +112,24 @@ for (const name of readdirSync(outdir)) {
   const body = text.slice(REQUIRE_BANNER.length + 1);
   if (!/\brequire\b/.test(body)) writeFileSync(file, body);
 }
+
+// The team store's driver (pg) apart from the ES module bundle, as one CommonJS file that
+// src/vault/postgres/pg-driver.ts runs with a V8 code cache (src/fs/code-cache.ts): an ES
+// module cannot be given one on Node 20. pg-native (pg's optional libpq binding) is never used.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['pg'],
+  outfile: `${outdir}/pg-driver.cjs`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.12',
+  external: ['pg-native'],
+  plugins: [pgNodeOnly],
+  legalComments: 'none',
+  minifyWhitespace: true,
+  logLevel: 'warning',
+});
 
 // The help snapshot (src/cli/help-snapshot.ts): every command's --help as commander prints it,
 // rendered here from the same program definition, so `mcp-tasks --help` can print it without

@@ -27,3 +27,11 @@ export const osPlatform: NodeJS.Platform = process.platform;
 
 /** The node binary running this process (the built-in demo server is started with the same one). */
 export const nodeBinary: string = process.execPath;
+
+/** The runtime whose compiled code a V8 code cache holds: Node's version and the CPU architecture. */
+export const runtimeId = `${process.version} ${process.arch}`;
+
+/** Run `fn` as this process exits, however it ends normally (synchronous work only). */
+export function atOwnExit(fn: () => void): void {
+  process.once('exit', fn);
+}

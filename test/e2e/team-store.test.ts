@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type T
 import { readStore } from '../helpers/demo-server.js';
 import { methodOf, startProxy } from '../helpers/proxy.js';
 import { startCluster, type TestCluster } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const TEAM_KEY = 'team-key-for-tests-0123456789';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -354,6 +355,29 @@ describe('the team store on PostgreSQL', () => {
     assert.equal(spawned.code, 0, spawned.stderr);
     const spawnedWrong = await h.run(['get', 's1'], { env: { ...env, MCP_TASKS_TEAM_KEY: 'not-the-team-key-000000' }, spawn: true });
     assert.equal(spawnedWrong.code, 9, spawnedWrong.stderr);
+  });
+
+  test('the driver runs from its code cache: written by the first team-store command, kept by the next; a local-vault command never loads it', async () => {
+    const { env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url);
+    const cacheHome = tempDir('mcp-tasks-cache-');
+    const compiled = join(cacheHome, 'mcp-tasks', 'compile');
+    const driverCaches = () => (existsSync(compiled) ? readdirSync(compiled).filter((f) => /^pg-driver-[0-9a-f]+\.v8$/.test(f)) : []);
+    // The bundled CLI, as users run it (the code cache lives only there).
+    const local = await h.run(['--json', 'list'], { env: { XDG_CACHE_HOME: cacheHome }, spawn: true });
+    assert.equal(local.code, 0, local.stderr);
+    assert.deepEqual(driverCaches(), [], 'the local vault never loads the driver');
+    const first = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=30', '--detach', '--label', 'cache=c1'], { env: { ...env, XDG_CACHE_HOME: cacheHome }, spawn: true });
+    assert.equal(first.code, 0, first.stderr);
+    const [cache] = driverCaches();
+    assert.ok(cache, 'the first team-store command left the driver\'s code cache');
+    const stamp = statSync(join(compiled, cache)).mtimeMs;
+    const got = await h.run(['--json', 'get', 'c1'], { env: { ...env, XDG_CACHE_HOME: cacheHome }, spawn: true });
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal((parseJsonDoc(got.stdout) as { status: string }).status, 'working');
+    // Taken as it was (a rejected cache is written again at exit).
+    assert.deepEqual(driverCaches(), [cache]);
+    assert.equal(statSync(join(compiled, cache)).mtimeMs, stamp);
   });
 
   test('records added in batches (the bench seed, 1,200 at once) are each found by label; --label narrows by value, the key still decides', async () => {

@@ -1,6 +1,6 @@
 // Reaching the team store: its URL shown without the password, one connection pool per store,
 // the meta row (schema version, the team key's salt and cost, the sealed key check), and an
-// opening begun early. The driver (`pg`) is imported on the first connection, never before.
+// opening begun early. The driver (`pg`, pg-driver.ts) is loaded on the first connection, never before.
 //
 // Start-up: the team key's scrypt (the key from team-key-source.ts) runs on the thread pool from
 // the store's salt as this home last saw it (<home>/team-stores.json: salt and cost only, which
@@ -15,6 +15,7 @@ import type { Pool, PoolClient } from 'pg';
 import { ensureDir, writeFileAtomic } from '../../fs/atomic-file.js';
 import { GENERATED_KEY_COST, generatedKeyBytes, generatedMaster } from './team-key.js';
 import { lookUpTeamKey } from './team-key-source.js';
+import { loadPg } from './pg-driver.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -100,7 +101,7 @@ export async function poolFor(url: string, env: NodeJS.ProcessEnv): Promise<Pool
   let p = pools.get(url);
   if (!p) {
     p = (async () => {
-      const { default: pg } = await import('pg');
+      const pg = loadPg();
       const timeout = connectTimeoutMs(env);
       const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, connectionTimeoutMillis: timeout, query_timeout: timeout * 3, application_name: 'mcp-tasks' });
       // A connection dropped while idle (a restarted server) is replaced on the next query.
@@ -165,6 +166,10 @@ export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promi
     })();
     meta.catch(() => {});
     openings.set(openingKey(url, home, pass), { meta, early });
+    // One turn of the event loop, so the socket's connect (queued for the next tick) leaves now:
+    // Node 22+ loads the command's modules in one synchronous run, which would hold it back until
+    // the end, and the database can fork the connection's backend meanwhile.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   } catch { /* the command opens the store itself and reports it */ }
 }
 
