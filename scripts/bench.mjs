@@ -206,7 +206,7 @@ async function benchTeamStore(fileHomes) {
     let held = 1;
     const fileSizes = Object.keys(fileHomes).map(Number).sort((a, b) => a - b);
     console.log('\nteam store (PostgreSQL) beside the file vault (wall medians; Δ = team − file, the median of the run-by-run differences)');
-    console.log(`  ${'records'.padEnd(10)}${'file home'.padStart(10)}${'get file/team/Δ'.padStart(26)}${'call --detach file/team/Δ'.padStart(30)}${'list --label file/team'.padStart(26)}`);
+    console.log(`  ${'records'.padEnd(10)}${'file home'.padStart(10)}${'get file/team/Δ'.padStart(26)}${'call --detach file/team/Δ'.padStart(30)}${'list --label file/team'.padStart(26)}${'node -e 0'.padStart(12)}`);
     const rows = [];
     for (const n of TEAM_SIZES) {
       const t = Date.now();
@@ -226,6 +226,8 @@ async function benchTeamStore(fileHomes) {
           teamCall: { args: [bin, 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach'], env },
           fileLabel: { args: [bin, '--json', 'list', '--all', '--label', 'bench=get'], env: fileEnv },
           teamLabel: { args: [bin, '--json', 'list', '--all', '--label', 'bench=get'], env },
+          // Node's own start on this machine, in the same rounds: the floor under every figure.
+          floor: { args: ['-e', '0'], env: {} },
           ...(rows.length === 0 ? { passGet: { args: [bin, 'get', 'get'], env: passEnv } } : {}),
         },
         runs,
@@ -234,7 +236,7 @@ async function benchTeamStore(fileHomes) {
       const signed = (d) => `${d >= 0 ? '+' : ''}${d.toFixed(0)}`;
       const trio = (f, tm) => `${f.ms.toFixed(0)} / ${tm.ms.toFixed(0)} / ${signed(pairedDelta(f, tm))} ms`;
       if (m.passGet) console.log(`  (a store made with a passphrase, 1 record: get ${m.passGet.ms.toFixed(0)} ms, ${signed(pairedDelta(m.fileGet, m.passGet))} ms over the file vault)`);
-      console.log(`  ${String(n).padEnd(10)}${String(fileN).padStart(10)}${trio(m.fileGet, m.teamGet).padStart(26)}${trio(m.fileCall, m.teamCall).padStart(30)}${`${m.fileLabel.ms.toFixed(0)} / ${m.teamLabel.ms.toFixed(0)} ms`.padStart(26)}`);
+      console.log(`  ${String(n).padEnd(10)}${String(fileN).padStart(10)}${trio(m.fileGet, m.teamGet).padStart(26)}${trio(m.fileCall, m.teamCall).padStart(30)}${`${m.fileLabel.ms.toFixed(0)} / ${m.teamLabel.ms.toFixed(0)} ms`.padStart(26)}${`${m.floor.ms.toFixed(0)} ms`.padStart(12)}`);
     }
     console.log('\nteam store targets:');
     for (const { n, m } of rows) {
