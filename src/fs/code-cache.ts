@@ -1,8 +1,7 @@
-// A CommonJS file run with a V8 code cache of its own: the cache holds the file's code as this
-// process compiled it by its end (the top level, and every function it ran), so the next process
-// neither parses nor compiles it again. Node 20 has no compile cache at all, and Node's own
-// (22.1+) keeps only the top level. Best effort: a cache that is missing, rejected by V8 or
-// cannot be written only makes the next start slower.
+// A CommonJS file run with a V8 code cache of its own, made as the first process using it exits:
+// it then holds the functions compiled while the file ran as well as its top level, so the next
+// process neither parses nor compiles them again (Node 20 has no compile cache at all). Best
+// effort: a cache that is missing, rejected by V8 or cannot be written only makes a start slower.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
