@@ -24,8 +24,16 @@ export type ProcessProbe = (pid: number) => ProcessInfo | undefined;
 /** Start times are read in clock ticks on Linux and estimated from uptime here: allow for both. */
 const START_TOLERANCE_MS = 2_000;
 
+let ownStart: number | undefined;
+
+/**
+ * This process as the writer of a record. Its start time comes from where systemProcessProbe
+ * reads it (the kernel's, on Linux): estimated from Node's uptime it was later by however long
+ * the process took to start Node, seconds on a loaded runner, and a live submitter looked gone.
+ */
 export function currentWriter(): WriterStamp {
-  return { pid: ownPid, startedAtMs: ownStartMs(Date.now()) };
+  ownStart ??= (osPlatform === 'linux' ? linuxStartMs(ownPid) : undefined) ?? ownStartMs(Date.now());
+  return { pid: ownPid, startedAtMs: ownStart };
 }
 
 let bootMs: number | undefined;
