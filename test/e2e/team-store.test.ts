@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome, waitForStatus } from '../helpers/cli.js';
 import { readStore } from '../helpers/demo-server.js';
@@ -23,6 +23,7 @@ import { tempDir } from '../helpers/temp-dirs.js';
 const TEAM_KEY = 'team-key-for-tests-0123456789';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const IDEM_META = ['--idempotency-meta', 'io.github.mcp-tasks/idempotency-key'];
+const STALL_PRELOAD = pathToFileURL(fileURLToPath(new URL('../helpers/stall-preload.js', import.meta.url))).href;
 
 let cluster: TestCluster;
 let demo: DemoServer;
@@ -65,6 +66,16 @@ async function rawTables(url: string): Promise<string> {
   }
 }
 
+
+async function storeRecords(url: string): Promise<number> {
+  const c = new pg.Client(url);
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n);
+  } finally {
+    await c.end();
+  }
+}
 
 /**
  * A role that may use the store's tables but is at its connection limit (CONNECTION LIMIT 0): the
@@ -511,6 +522,37 @@ describe('the team store on PostgreSQL', () => {
     assert.match(r.stderr, /next: /);
     assert.doesNotMatch(r.stderr + r.stdout, /db-password-x1/);
     assert.equal(await demo.count('tools/call'), calls, 'no request left');
+  });
+
+  test('a database that takes the connection and never answers: exit 9 once the timeout has passed, naming it, and nothing sent', async () => {
+    const silent = createServer(() => { /* takes the connection, says nothing */ });
+    const port = await new Promise<number>((resolve) => silent.listen(0, '127.0.0.1', () => resolve((silent.address() as { port: number }).port)));
+    try {
+      const h = await homeWithServer('demo-http', demo.url);
+      const calls = await demo.count('tools/call');
+      const r = await h.run(['call', 'demo-http', 'slow_compute', 'seconds=1', '--detach'], { env: { MCP_TASKS_STORE: `postgres://ci@127.0.0.1:${port}/team`, MCP_TASKS_TEAM_KEY: TEAM_KEY, MCP_TASKS_STORE_TIMEOUT_MS: '1000' } });
+      assert.equal(r.code, 9, r.stderr);
+      assert.match(r.stderr, /team store postgres:\/\/ci@127\.0\.0\.1:\d+\/team cannot be reached or failed \(the database did not answer within 1 s\); nothing was changed/);
+      assert.equal(await demo.count('tools/call'), calls, 'no request left');
+    } finally {
+      silent.close();
+    }
+  });
+
+  test('a runner too loaded to run for longer than the store timeout still reaches the store: the wait counts only time it could run', async () => {
+    const { url, env } = await teamStore();
+    const h = await homeWithServer('demo-http', demo.url);
+    const calls = await demo.count('tools/call');
+    // Each connection to the database is followed by a 2.5 s stall of the whole process, longer
+    // than the 1 s timeout: the database has answered by the time the process runs again.
+    const stalled = { ...env, NODE_OPTIONS: `--import=${STALL_PRELOAD}`, MCP_TEST_STALL_MS: '2500', MCP_TEST_STALL_PORT: String(cluster.port), MCP_TASKS_STORE_TIMEOUT_MS: '1000' };
+    const r = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=1', '--detach', '--label', 'loaded=yes'], { env: stalled });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await demo.count('tools/call'), calls + 1, 'one request, sent once');
+    const got = await h.run(['--json', 'get', 'yes'], { env: stalled });
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal(parseJsonDoc(got.stdout).taskId, parseJsonDoc(r.stdout).taskId);
+    assert.equal(await storeRecords(url), 1, 'one record in the store');
   });
 
   test('the store at its connection limit: exit 9 saying so, nothing sent, and the next step is to run again, not to leave the team store', async () => {

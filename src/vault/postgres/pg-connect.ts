@@ -16,6 +16,7 @@ import { ensureDir, writeFileAtomic } from '../../fs/atomic-file.js';
 import { GENERATED_KEY_COST, generatedKeyBytes, generatedMaster } from './team-key.js';
 import { lookUpTeamKey } from './team-key-source.js';
 import { loadPg } from './pg-driver.js';
+import { patientClient } from './pg-patient.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -94,6 +95,9 @@ function cachedSalts(home: string): Record<string, { salt: string; n: number }> 
 /** How long to wait for the database to take a connection (MCP_TASKS_STORE_TIMEOUT_MS, default 10 s). */
 export const connectTimeoutMs = (env: NodeJS.ProcessEnv): number => (Number(env.MCP_TASKS_STORE_TIMEOUT_MS) > 0 ? Number(env.MCP_TASKS_STORE_TIMEOUT_MS) : 10_000);
 
+/** The driver's Client with the store's connect and query timeouts, counted as this process runs. */
+export const teamStoreClient = (env: NodeJS.ProcessEnv) => patientClient(loadPg(), connectTimeoutMs(env), connectTimeoutMs(env) * 3);
+
 /** One pool per store URL per process; idle connections never keep a finished command alive. */
 const pools = new Map<string, Promise<Pool>>();
 
@@ -102,8 +106,8 @@ export async function poolFor(url: string, env: NodeJS.ProcessEnv): Promise<Pool
   if (!p) {
     p = (async () => {
       const pg = loadPg();
-      const timeout = connectTimeoutMs(env);
-      const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, connectionTimeoutMillis: timeout, query_timeout: timeout * 3, application_name: 'mcp-tasks' });
+      // The driver's own timeouts stay unset: a loaded machine's stalls would trip them (pg-patient.ts).
+      const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, Client: teamStoreClient(env), application_name: 'mcp-tasks' });
       // A connection dropped while idle (a restarted server) is replaced on the next query.
       pool.on('error', () => {});
       return pool;

@@ -24,9 +24,8 @@ import { byCreatedAt, intentOf, isUnsettled, originText, STALE_HINTS_DROPPED, ty
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
-import { closePool, connectTimeoutMs, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { closePool, connectTimeoutMs, teamStoreClient, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
 import { lookUpTeamKey } from './team-key-source.js';
-import { loadPg } from './pg-driver.js';
 import { GENERATED_KEY_COST, GENERATED_KEY_PREFIX, generatedKeyBytes, looksGenerated } from './team-key.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
 import { cmd, hint, type Hint } from '../../hint.js';
@@ -608,7 +607,7 @@ export class PgHandleStore implements HandleStore {
    */
   async follow(onChange: (rec: VaultRecord) => void, signal: AbortSignal, listening?: () => void): Promise<void> {
     const keys = await this.ready();
-    const client = new (loadPg().Client)({ connectionString: this.url, application_name: 'mcp-tasks follow' });
+    const client = new (teamStoreClient(this.env))({ connectionString: this.url, application_name: 'mcp-tasks follow' });
     try {
       await client.connect();
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
