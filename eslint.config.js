@@ -67,4 +67,10 @@ export default defineConfig(
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: globals.node },
   },
+  {
+    // CommonJS that replaces a dependency's file in the bundle (scripts/build.mjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

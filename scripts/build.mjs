@@ -30,6 +30,18 @@ const pgNodeOnly = {
     b.onEnd((result) => {
       if (result.errors.length === 0 && !seen) throw new Error("pg-node-only: pg's lib/stream.js was not in the bundle");
     });
+    // pg's crypto helpers on node:crypto (src/vault/postgres/pg-node-crypto.cjs says why).
+    let crypto = false;
+    b.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const exported = /module\.exports = \{([^}]*)\}/.exec(text)?.[1]?.split(',').map((n) => n.trim()).filter(Boolean).sort().join(',');
+      if (exported !== 'deriveKey,hashByName,hmacSha256,md5,postgresMd5PasswordHash,randomBytes,sha256') throw new Error(`${args.path}: pg's crypto helpers are not the ones pg-node-crypto.cjs replaces (${exported})`);
+      crypto = true;
+      return { contents: readFileSync(`${root}src/vault/postgres/pg-node-crypto.cjs`, 'utf8'), loader: 'js' };
+    });
+    b.onEnd((result) => {
+      if (result.errors.length === 0 && !crypto) throw new Error("pg-node-only: pg's lib/crypto/utils.js was not in the bundle");
+    });
   },
 };
 
