@@ -37,11 +37,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDecipheriv, createHash, hkdfSync } from 'node:crypto';
 import { setPriority } from 'node:os';
-import pg from 'pg';
 import { homeWithServer, parseJsonDoc, parseJsonLines, sleep, startDemo, type CliProcess, type CliResult, type DemoServer, type TestHome } from '../helpers/cli.js';
 import { readStore } from '../helpers/demo-server.js';
 import { methodOf, startProxy, type ProxiedRequest, type Proxy } from '../helpers/proxy.js';
-import { startCluster } from '../helpers/postgres.js';
+import { startCluster, storeRecordCount } from '../helpers/postgres.js';
 import { random, randInt } from '../helpers/seeded.js';
 import { opIdForKey } from '../../src/app/call-intent.js';
 import { FileTaskStore } from '../../src/demo/task-store.js';
@@ -112,16 +111,6 @@ function ledger(storePath: string) {
       });
     },
   };
-}
-
-async function storeRecordCount(url: string): Promise<number> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n);
-  } finally {
-    await c.end();
-  }
 }
 
 const alive = (p: CliProcess) => p.child.exitCode === null && p.child.signalCode === null;

