@@ -514,8 +514,9 @@ describe('the team store on PostgreSQL', () => {
     assert.equal(await demo.count('tools/call'), calls, 'no request left');
   });
 
-  test('a database that takes the connection and never answers: exit 9 once the timeout has passed, naming it, and nothing sent', async () => {
-    const silent = createServer(() => { /* takes the connection, says nothing */ });
+  test('a database that takes the connection and never answers: exit 9 once the timeout has passed, naming it, asked once, and nothing sent', async () => {
+    let connections = 0;
+    const silent = createServer(() => void connections++); // takes the connection, says nothing
     const port = await new Promise<number>((resolve) => silent.listen(0, '127.0.0.1', () => resolve((silent.address() as { port: number }).port)));
     try {
       const h = await homeWithServer('demo-http', demo.url);
@@ -524,6 +525,7 @@ describe('the team store on PostgreSQL', () => {
       assert.equal(r.code, 9, r.stderr);
       assert.match(r.stderr, /team store postgres:\/\/ci@127\.0\.0\.1:\d+\/team cannot be reached or failed \(the database did not answer within 1 s\); nothing was changed/);
       assert.equal(await demo.count('tools/call'), calls, 'no request left');
+      assert.equal(connections, 1, 'one wait for the database, not one more after it');
     } finally {
       silent.close();
     }

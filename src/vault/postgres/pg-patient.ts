@@ -32,11 +32,14 @@ export function patientTimer(ms: number, expired: () => void): () => void {
 
 type ClientConfig = ConstructorParameters<PgDriver['Client']>[0];
 
+/** A connect or query that the database did not answer within its timeout. */
+export class DatabaseSilent extends Error {}
+
 /**
  * The driver's Client with its connect and query timeouts counted by patientTimer (instead of
  * the driver's `connectionTimeoutMillis` and `query_timeout`, which must stay unset). On expiry
- * the connection's socket is destroyed: the pending connect or query fails with an error saying
- * how long the database was silent, and the connection is not used again.
+ * the connection's socket is destroyed: the pending connect or query fails with DatabaseSilent,
+ * saying how long the database was silent, and the connection is not used again.
  */
 export function patientClient(pg: PgDriver, connectMs: number, queryMs: number): PgDriver['Client'] {
   return class PatientClient extends pg.Client {
@@ -65,12 +68,12 @@ export function patientClient(pg: PgDriver, connectMs: number, queryMs: number):
 
     private cut(message: string): void {
       const stream = (this as unknown as { connection?: { stream?: { destroy(err: Error): void } } }).connection?.stream;
-      stream?.destroy(new Error(message));
+      stream?.destroy(new DatabaseSilent(message));
     }
   };
 }
 
-/** `pending` as it was, with `stop` called once it settles (at once when it is no promise: a submittable query, never timed). */
+/** `pending` as it was, with `stop` called once it settles (at once when it is no promise: a query given a callback or a submittable, which this code never sends, is not timed). */
 function watched(pending: unknown, stop: () => void): unknown {
   if (pending instanceof Promise) pending.then(stop, stop);
   else stop();

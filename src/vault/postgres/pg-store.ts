@@ -26,6 +26,7 @@ import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
 import { closePool, connectTimeoutMs, teamStoreClient, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
 import { lookUpTeamKey } from './team-key-source.js';
+import { DatabaseSilent } from './pg-patient.js';
 import { GENERATED_KEY_COST, GENERATED_KEY_PREFIX, generatedKeyBytes, looksGenerated } from './team-key.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
 import { cmd, hint, type Hint } from '../../hint.js';
@@ -231,8 +232,10 @@ export class PgHandleStore implements HandleStore {
       const begun = takeOpening(this.url, this.home, pass);
       const early = begun?.early ?? earlyDerivation(this.home, this.shown, pass);
       const read = () => this.with((c) => readMeta(c));
-      // What the early opening read stands unless it failed or found no schema (asked again: one may have been made since).
-      this.keys = (begun ? begun.meta.then((m) => m ?? read(), read) : read()).then((meta) => {
+      // What the early opening read stands unless it failed or found no schema (asked again: one may
+      // have been made since). A database that did not answer it at all is reported, not waited for twice.
+      const again = (err: unknown) => (err instanceof DatabaseSilent ? this.dbError(err) : read());
+      this.keys = (begun ? begun.meta.then((m) => m ?? read(), again) : read()).then((meta) => {
         if (!meta) this.fail(`the team store ${this.shown} has no mcp-tasks schema yet`, hint`Run \`${cmd('store', 'init')}\` once (safe to run from every CI job), then retry.`);
         return this.openKeys(meta, early);
       });
