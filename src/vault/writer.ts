@@ -21,7 +21,7 @@ export interface ProcessInfo {
 }
 export type ProcessProbe = (pid: number) => ProcessInfo | undefined;
 
-/** Start times are read in clock ticks on Linux and estimated from uptime here: allow for both. */
+/** Start times are read in clock ticks on Linux (records before this release estimated theirs from uptime): allow for both. */
 const START_TOLERANCE_MS = 2_000;
 
 let ownStart: number | undefined;
