@@ -46,9 +46,10 @@ const pgNodeOnly = {
 };
 
 rmSync(outdir, { recursive: true, force: true });
-await build({
+const bundled = await build({
   absWorkingDir: root,
   entryPoints: { bin: 'src/bin.ts' },
+  metafile: true,
   outdir,
   bundle: true,
   splitting: true,
@@ -124,6 +125,44 @@ for (const name of readdirSync(outdir)) {
   const body = text.slice(REQUIRE_BANNER.length + 1);
   if (!/\brequire\b/.test(body)) writeFileSync(file, body);
 }
+
+// Each lazily loaded module's chunks in the order its import would run them (each chunk after the
+// chunks it imports), for src/fs/load-in-steps.ts: build/bundle/load-steps.json, by source path.
+// Chunks main's own graph already loaded are left out, and small ones are loaded with the next
+// larger one that follows (an import each costs more than it lets through): a step holds at least
+// STEP_BYTES of code, or ends the list.
+const STEP_BYTES = 24 * 1024;
+const outputs = bundled.metafile.outputs;
+const staticOrder = (file) => {
+  const order = [];
+  const seen = new Set();
+  const visit = (f) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    for (const dep of outputs[f]?.imports ?? []) if (dep.kind === 'import-statement' && !dep.external) visit(dep.path);
+    order.push(f);
+  };
+  visit(file);
+  return order;
+};
+const entryOutput = (source) => Object.keys(outputs).find((f) => outputs[f].entryPoint === source);
+const alreadyLoaded = new Set([...staticOrder(entryOutput('src/bin.ts')), ...staticOrder(entryOutput('src/main.ts'))]);
+const steps = {};
+for (const [file, out] of Object.entries(outputs)) {
+  if (!out.entryPoint || alreadyLoaded.has(file)) continue;
+  const list = [];
+  let bytes = 0;
+  for (const f of staticOrder(file)) {
+    if (alreadyLoaded.has(f)) continue;
+    bytes += outputs[f].bytes;
+    if (bytes >= STEP_BYTES || f === file) {
+      list.push(f.slice(f.lastIndexOf('/') + 1));
+      bytes = 0;
+    }
+  }
+  steps[out.entryPoint] = list;
+}
+writeFileSync(`${outdir}/load-steps.json`, `${JSON.stringify(steps)}\n`);
 
 // The team store's driver (pg) apart from the ES module bundle, as one CommonJS file that
 // src/vault/postgres/pg-driver.ts runs with a V8 code cache (src/fs/code-cache.ts): an ES

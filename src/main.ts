@@ -14,8 +14,26 @@ import { detectInvocation, localCommand } from './invocation.js';
 import { cmd, hint, renderHint } from './hint.js';
 import { resolveHome } from './home.js';
 
-/** The commands that read or write the handle store (the others never open it). */
-const STORE_COMMANDS = new Set(['call', 'get', 'watch', 'answer', 'cancel', 'list', 'show', 'recover', 'prune', 'export', 'import']);
+/**
+ * The commands that read or write the handle store (the others never open it), each with the
+ * module its action loads (cli/program.ts), by source path: with a team store, that module loads
+ * a piece at a time while the store's connection opens (fs/load-in-steps.ts).
+ */
+export const STORE_COMMANDS = new Map(
+  Object.entries({
+    call: 'call',
+    get: 'get',
+    watch: 'watch',
+    answer: 'answer',
+    cancel: 'cancel',
+    list: 'vault-view',
+    show: 'vault-view',
+    recover: 'recover',
+    prune: 'vault-admin',
+    export: 'vault-admin',
+    import: 'vault-admin',
+  }).map(([command, module]) => [command, `src/cli/commands/${module}.ts`]),
+);
 
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
@@ -43,8 +61,10 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
   program.hook('preAction', async (_program, action) => {
     const globals = action.optsWithGlobals() as GlobalOptions;
     // A team store opens while the command's modules load (its connection, its key): a command line that parsed will use it.
-    if (io.env.MCP_TASKS_STORE && action.parent === program && STORE_COMMANDS.has(action.name())) {
+    const storeModule = action.parent === program ? STORE_COMMANDS.get(action.name()) : undefined;
+    if (io.env.MCP_TASKS_STORE && storeModule) {
       await import('./vault/postgres/pg-connect.js').then((m) => m.warmTeamStore(resolveHome(globals.home, io.env, io.platform), io.env)).catch(() => {});
+      await (await import('./fs/load-in-steps.js')).loadInSteps(storeModule);
     }
     if (wantsColor(globals, io)) await (await import('./output/render.js')).loadColor(colorLevel(io.env));
   });

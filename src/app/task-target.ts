@@ -124,7 +124,11 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   const servers = new ServerStore(ctx.home);
   const ref = readRef(ctx, rawRef);
   ctx.redact(ref);
-  const rec = await vault.resolve(ref);
+  const found = vault.resolve(ref);
+  // The team store answers over the network: the server connection's modules load meanwhile
+  // (imported here, not above: `list` and `show` resolve refs too, and never connect).
+  if (vault.engine === 'postgres') void import('../session/open-session.js').then((m) => m.prepareSession(), () => {});
+  const rec = await found;
   if (rec) {
     if (opts.server && opts.server !== rec.server.name) {
       throw new CliError('invalid-input', `this task was created on server "${rec.server.name}", not "${opts.server}"`, `Drop --server, or use --server ${rec.server.name}.`);

@@ -25,6 +25,16 @@ export function pidAlive(pid: number): boolean {
 /** The operating system this binary runs on. */
 export const osPlatform: NodeJS.Platform = process.platform;
 
+/** This Node's major version (20, 22, 24). */
+export const nodeMajor: number = Number(process.versions.node.split('.')[0]);
+
+/**
+ * Milliseconds on this process's monotonic clock, for spans of time (timeouts that count running
+ * time, the vault's own timing). Not `performance.now()`: its first use loads Node's performance
+ * module, about 1.7 ms of a command's start.
+ */
+export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
 /** The node binary running this process (the built-in demo server is started with the same one). */
 export const nodeBinary: string = process.execPath;
 

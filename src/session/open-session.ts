@@ -12,6 +12,7 @@ import { ModernTaskSession } from './modern/modern-session.js';
 import type { ServerTaskCapabilitiesV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import { NoToolsError, type SessionResume, type TaskGeneration, type TaskSession } from './task-session.js';
 import type { Principal } from '../tasks/principal.js';
+import { loadInSteps } from '../fs/load-in-steps.js';
 
 export { TASKS_EXTENSION_ID };
 
@@ -93,6 +94,17 @@ async function rememberGeneration(ctx: Context, entry: ServerEntry, conn: Connec
     ctx.debug(`could not cache the server's generation: ${(err as Error).message}`);
   }
 }
+
+/**
+ * Begin loading what opening a session needs (the connection, the SDK client: about a third of a
+ * `get`'s start) without waiting for it, for a caller that first waits on the network (the team
+ * store's read of the record): the modules load while the answer travels, not after it.
+ */
+export function prepareSession(): void {
+  void loadInSteps('src/connection/connect.ts').then(() => loadInSteps(SDK_CLIENT_ENTRY));
+}
+/** The SDK client's module as the build names it (load-steps.json; a test checks the name against the build). */
+export const SDK_CLIENT_ENTRY = 'node_modules/@modelcontextprotocol/client/dist/index.mjs';
 
 /** A TaskSession on `entry`, of the generation the server negotiated. */
 export async function openSession(ctx: Context, entry: ServerEntry, opts: OpenOptions = {}): Promise<TaskSession> {

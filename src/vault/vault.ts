@@ -16,17 +16,18 @@ import { byCreatedAt, intentOf, isUnsettled, STALE_HINTS_DROPPED, typeableRef, U
 import { deriveStoreKeys, listedByDefault, RecordCorruptError, RecordFiles, type StoreCheck, type StoreProblem } from './record-files.js';
 import { currentWriter, systemProcessProbe } from './writer.js';
 import { COMPACT_LOG_BYTES, type ListingRow, type ListingRows } from './listing-index.js';
+import { monotonicMs } from '../fs/own-process.js';
 
 export const vaultPath = (home: string) => join(home, 'vault.json');
 
 /** Time spent in vault reads and writes by this process (reported with MCP_TASKS_TIMING=1). */
 export const vaultTiming = { ms: 0 };
 function timed<T>(fn: () => T): T {
-  const t = performance.now();
+  const t = monotonicMs();
   try {
     return fn();
   } finally {
-    vaultTiming.ms += performance.now() - t;
+    vaultTiming.ms += monotonicMs() - t;
   }
 }
 
@@ -519,7 +520,7 @@ export class Vault {
    * many) and the listing gets one frame per batch, then is folded once at the end if it grew long.
    */
   async bulkInsert(records: VaultRecord[]): Promise<number> {
-    const t = performance.now();
+    const t = monotonicMs();
     try {
       return await this.guardAsync(async () => {
         const files = this.store(true)!;
@@ -536,7 +537,7 @@ export class Vault {
         return added;
       });
     } finally {
-      vaultTiming.ms += performance.now() - t;
+      vaultTiming.ms += monotonicMs() - t;
     }
   }
 

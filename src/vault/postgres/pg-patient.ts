@@ -7,6 +7,7 @@
 // timeout still ends a wait on a database that does not answer while this process runs freely.
 // The price: a process starved throughout waits longer in wall time (a tick counts 200 ms at most).
 import type { PgDriver } from './pg-driver.js';
+import { monotonicMs } from '../../fs/own-process.js';
 
 const TICK_MS = 100;
 
@@ -16,9 +17,9 @@ const TICK_MS = 100;
  */
 export function patientTimer(ms: number, expired: () => void): () => void {
   let counted = 0;
-  let last = performance.now();
+  let last = monotonicMs();
   const tick = setInterval(() => {
-    const now = performance.now();
+    const now = monotonicMs();
     counted += Math.min(now - last, 2 * TICK_MS);
     last = now;
     if (counted >= ms) {
