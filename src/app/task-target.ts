@@ -126,7 +126,7 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   ctx.redact(ref);
   const found = vault.resolve(ref);
   // The team store answers over the network: the server connection's modules load meanwhile
-  // (imported here, not above: `list` and `show` resolve refs too, and never connect).
+  // (imported here, not above: `list`, `show` and `prune` load this module and never connect).
   if (vault.engine === 'postgres') void import('../session/open-session.js').then((m) => m.prepareSession(), () => {});
   const rec = await found;
   if (rec) {
