@@ -106,7 +106,7 @@ const TTY_ONLY_PACKAGES = /^(chalk|ora)$/;
 const PROCESS_ALLOWED = ['bin.ts', 'main.ts', 'cli/', 'demo/'];
 /**
  * The one module below cli/ that reads the process table's facts (pid, start time, liveness of
- * another pid, platform, node binary) for locks, temporary names and the built-in demo server:
+ * another pid, platform, node binary and version, a monotonic clock) for locks, temporary names and the built-in demo server:
  * facts of the running process, not of the user's environment, which comes from the Context.
  */
 const PROCESS_FACTS_MODULE = ['fs/own-process.ts'];
