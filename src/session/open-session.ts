@@ -101,8 +101,10 @@ async function rememberGeneration(ctx: Context, entry: ServerEntry, conn: Connec
  * store's read of the record): the modules load while the answer travels, not after it.
  */
 export function prepareSession(): void {
-  void loadInSteps('src/connection/connect.ts').then(() => loadInSteps(SDK_CLIENT_ENTRY));
+  // Once a process: `watch` resolves each of its refs, `cancel` its ref twice.
+  preparing ??= loadInSteps('src/connection/connect.ts').then(() => loadInSteps(SDK_CLIENT_ENTRY));
 }
+let preparing: Promise<void> | undefined;
 /** The SDK client's module as the build names it (load-steps.json; a test checks the name against the build). */
 export const SDK_CLIENT_ENTRY = 'node_modules/@modelcontextprotocol/client/dist/index.mjs';
 
