@@ -195,6 +195,8 @@ async function benchTeamStore(fileHomes) {
     const home = join(work, 'home-team');
     const teamKey = runOnce([bin, 'store', 'keygen'], {}).stdout.trim();
     const env = { MCP_TASKS_HOME: home, MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: teamKey };
+    // The same home with no connection keeper: each command loads the driver and signs in itself.
+    const ownEnv = { ...env, MCP_TASKS_STORE_KEEP: '0' };
     runOnce([bin, 'server', 'add', 'bench', '--url', demo.url], env);
     runOnce([bin, 'store', 'init'], env);
     // The same, with a passphrase (scrypt on every start): one record, `get` only.
@@ -226,6 +228,9 @@ async function benchTeamStore(fileHomes) {
           teamCall: { args: [bin, 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach'], env },
           fileLabel: { args: [bin, '--json', 'list', '--all', '--label', 'bench=get'], env: fileEnv },
           teamLabel: { args: [bin, '--json', 'list', '--all', '--label', 'bench=get'], env },
+          ownGet: { args: [bin, 'get', 'get'], env: ownEnv },
+          ownCall: { args: [bin, 'call', 'bench', 'slow_compute', 'seconds=3600', '--detach'], env: ownEnv },
+          ownLabel: { args: [bin, '--json', 'list', '--all', '--label', 'bench=get'], env: ownEnv },
           // Node's own start on this machine, in the same rounds: the floor under every figure.
           floor: { args: ['-e', '0'], env: {} },
           ...(rows.length === 0 ? { passGet: { args: [bin, 'get', 'get'], env: passEnv } } : {}),
@@ -237,8 +242,9 @@ async function benchTeamStore(fileHomes) {
       const trio = (f, tm) => `${f.ms.toFixed(0)} / ${tm.ms.toFixed(0)} / ${signed(pairedDelta(f, tm))} ms`;
       if (m.passGet) console.log(`  (a store made with a passphrase, 1 record: get ${m.passGet.ms.toFixed(0)} ms, ${signed(pairedDelta(m.fileGet, m.passGet))} ms over the file vault)`);
       console.log(`  ${String(n).padEnd(10)}${String(fileN).padStart(10)}${trio(m.fileGet, m.teamGet).padStart(26)}${trio(m.fileCall, m.teamCall).padStart(30)}${`${m.fileLabel.ms.toFixed(0)} / ${m.teamLabel.ms.toFixed(0)} ms`.padStart(26)}${`${m.floor.ms.toFixed(0)} ms`.padStart(12)}`);
+      console.log(`  ${'  no keeper'.padEnd(20)}${trio(m.fileGet, m.ownGet).padStart(26)}${trio(m.fileCall, m.ownCall).padStart(30)}${`${m.fileLabel.ms.toFixed(0)} / ${m.ownLabel.ms.toFixed(0)} ms`.padStart(26)}`);
     }
-    console.log('\nteam store targets:');
+    console.log('\nteam store targets (the default: a connection keeper; "no keeper" rows: MCP_TASKS_STORE_KEEP=0):');
     for (const { n, m } of rows) {
       const dGet = pairedDelta(m.fileGet, m.teamGet);
       const dCall = pairedDelta(m.fileCall, m.teamCall);

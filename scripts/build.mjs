@@ -48,7 +48,8 @@ const pgNodeOnly = {
 rmSync(outdir, { recursive: true, force: true });
 const bundled = await build({
   absWorkingDir: root,
-  entryPoints: { bin: 'src/bin.ts' },
+  // keeper: the team store's connection keeper, a process of its own (src/keeper.ts).
+  entryPoints: { bin: 'src/bin.ts', keeper: 'src/keeper.ts' },
   metafile: true,
   outdir,
   bundle: true,

@@ -15,9 +15,10 @@
 // dependency). A unit on no floor is a violation: a new directory is placed here first.
 //
 //   entry     bin.ts main.ts build-context.ts   the process edge: bin.ts answers --help and loads
-//                                               main.ts, which builds the Context (build-context.ts
+//             keeper.ts                         main.ts, which builds the Context (build-context.ts
 //                                               picks the real prompter, home, invocation) and runs
-//                                               one command
+//                                               one command; keeper.ts is the team store's
+//                                               connection keeper, a process of its own
 //   cli       cli/                              commander: flags → typed options → one use case
 //   app       app/                              the use cases; they return outcomes, never print
 //   session   session/                          the task-session seam: hides generation, transport
@@ -40,7 +41,7 @@ import ts from 'typescript';
 // ---------------------------------------------------------------- the rules' parameters
 
 export const FLOORS = [
-  { name: 'entry', units: ['bin.ts', 'main.ts', 'build-context.ts'] },
+  { name: 'entry', units: ['bin.ts', 'main.ts', 'build-context.ts', 'keeper.ts'] },
   { name: 'cli', units: ['cli/'] },
   { name: 'app', units: ['app/'] },
   { name: 'session', units: ['session/'] },
@@ -100,10 +101,10 @@ const TTY_ONLY_PACKAGES = /^(chalk|ora)$/;
 
 /**
  * Where the process global may be used (issue 8: no process.* below cli/ and main.ts): the entry
- * point and main.ts build the Context from it, cli/ wires it; the demo server is its own program.
+ * point and main.ts build the Context from it, cli/ wires it; the demo server and the keeper are programs of their own.
  * Everything else takes what it needs from the Context (env, platform, Node version, streams).
  */
-const PROCESS_ALLOWED = ['bin.ts', 'main.ts', 'cli/', 'demo/'];
+const PROCESS_ALLOWED = ['bin.ts', 'main.ts', 'keeper.ts', 'cli/', 'demo/'];
 /**
  * The one module below cli/ that reads the process table's facts (pid, start time, liveness of
  * another pid, platform, node binary and version, a monotonic clock) for locks, temporary names and the built-in demo server:
@@ -111,8 +112,8 @@ const PROCESS_ALLOWED = ['bin.ts', 'main.ts', 'cli/', 'demo/'];
  */
 const PROCESS_FACTS_MODULE = ['fs/own-process.ts'];
 
-/** Only the entry point and the demo server's own process end the process. */
-const PROCESS_EXIT_ALLOWED = ['bin.ts', 'demo/stdio-server.ts'];
+/** Only the entry points and the demo server's own process end the process. */
+const PROCESS_EXIT_ALLOWED = ['bin.ts', 'keeper.ts', 'demo/stdio-server.ts'];
 
 // ---------------------------------------------------------------- the graph
 

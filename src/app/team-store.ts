@@ -40,7 +40,7 @@ export async function storeStatus(ctx: Context): Promise<StoreStatus> {
   if (!url) {
     const local = openLocalStore(ctx);
     const all = await local.list();
-    return { kind: 'store-status', engine: 'files', where: ctx.home, reachable: true, schemaVersion: null, records: all.length, active: all.filter((r) => r.phase !== 'terminal').length, origins: [], pushPending: all.filter((r) => r.pushPending).length, teamKey: null };
+    return { kind: 'store-status', engine: 'files', where: ctx.home, reachable: true, schemaVersion: null, records: all.length, active: all.filter((r) => r.phase !== 'terminal').length, origins: [], pushPending: all.filter((r) => r.pushPending).length, teamKey: null, keeper: null };
   }
   const store = await teamStore(ctx, 'status');
   try {

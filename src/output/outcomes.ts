@@ -354,6 +354,8 @@ export interface StoreStatus {
   pushPending: number;
   /** Where the team key comes from (team store): MCP_TASKS_TEAM_KEY, the OS keychain, or nowhere. */
   teamKey: 'env' | 'keychain' | null;
+  /** The team store's connection keeper: whether this command went through one, and how long one stays after its last command (0: off). */
+  keeper: { used: boolean; keepSeconds: number } | null;
 }
 
 /** `store init`: the schema created or brought up to date (idempotent). */

@@ -81,13 +81,17 @@ export function presentVaultOutcome(ctx: Context, o: VaultOutcome): void {
     }
     case 'store-status': {
       if (ctx.json) {
-        out(jsonLine({ engine: o.engine, where: o.where, reachable: o.reachable, schemaVersion: o.schemaVersion, records: o.records, active: o.active, origins: o.origins, pushPending: o.pushPending, ...(o.engine === 'postgres' ? { teamKey: o.teamKey } : {}) }));
+        out(jsonLine({ engine: o.engine, where: o.where, reachable: o.reachable, schemaVersion: o.schemaVersion, records: o.records, active: o.active, origins: o.origins, pushPending: o.pushPending, ...(o.engine === 'postgres' ? { teamKey: o.teamKey, keeper: o.keeper } : {}) }));
         return;
       }
       out(`store: ${o.engine === 'postgres' ? `team store (PostgreSQL) ${safeName(o.where, 300)}` : `local vault in ${safeName(o.where, 300)}`}\n`);
       if (o.engine === 'postgres') {
         out(renderHint(hint`reachable: yes; schema version ${o.schemaVersion ?? hint`none (run \`${cmd('store', 'init')}\`)`}\n`, ctx.invocation));
         out(`team key: ${o.teamKey === 'keychain' ? 'from the OS keychain (store key save)' : 'from MCP_TASKS_TEAM_KEY'}\n`);
+        if (o.keeper) {
+          const k = o.keeper;
+          out(`connection keeper: ${!k.keepSeconds ? 'off (MCP_TASKS_STORE_KEEP=0): each command connects itself' : k.used ? `in use; it leaves ${k.keepSeconds} s after the last command (MCP_TASKS_STORE_KEEP)` : 'none was running; one starts for the next command'}\n`);
+        }
       }
       out(`records: ${o.records} (${o.active} active, in doubt or lost)\n`);
       for (const w of o.origins) out(`  ${w.records}\t${safeName(w.origin, 200)}\n`);

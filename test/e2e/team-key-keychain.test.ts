@@ -54,8 +54,10 @@ function filesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
-    else out.push(readFileSync(p).toString('latin1'));
+    const st = statSync(p);
+    if (st.isDirectory()) out.push(...filesUnder(p));
+    // Files only: the connection keeper's socket (keep/) holds nothing to read.
+    else if (st.isFile()) out.push(readFileSync(p).toString('latin1'));
   }
   return out;
 }

@@ -359,7 +359,8 @@ describe('the team store on PostgreSQL', () => {
   });
 
   test('the driver runs from its code cache: written by the first team-store command, kept by the next; a local-vault command never loads it', async () => {
-    const { env } = await teamStore();
+    // Each command connects itself here (no keeper): through a keeper, a command loads no driver.
+    const env = { ...(await teamStore()).env, MCP_TASKS_STORE_KEEP: '0' };
     const h = await homeWithServer('demo-http', demo.url);
     const cacheHome = tempDir('mcp-tasks-cache-');
     const compiled = join(cacheHome, 'mcp-tasks', 'compile');

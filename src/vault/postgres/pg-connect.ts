@@ -11,12 +11,12 @@
 import { scrypt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Pool, PoolClient } from 'pg';
 import { ensureDir, writeFileAtomic } from '../../fs/atomic-file.js';
 import { GENERATED_KEY_COST, generatedKeyBytes, generatedMaster } from './team-key.js';
 import { lookUpTeamKey } from './team-key-source.js';
 import { loadPg } from './pg-driver.js';
 import { patientClient } from './pg-patient.js';
+import { keptPool, type StoreClient, type StorePool } from './pg-keeper-client.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -98,27 +98,39 @@ export const connectTimeoutMs = (env: NodeJS.ProcessEnv): number => (Number(env.
 /** The driver's Client with the store's connect and query timeouts, counted as this process runs. */
 export const teamStoreClient = (env: NodeJS.ProcessEnv) => patientClient(loadPg(), connectTimeoutMs(env), connectTimeoutMs(env) * 3);
 
-/** One pool per store URL per process; idle connections never keep a finished command alive. */
-const pools = new Map<string, Promise<Pool>>();
+/** One pool per store URL and home per process; idle connections never keep a finished command alive. */
+const pools = new Map<string, Promise<StorePool>>();
+const poolKey = (url: string, home: string) => `${home}\0${url}`;
 
-export async function poolFor(url: string, env: NodeJS.ProcessEnv): Promise<Pool> {
-  let p = pools.get(url);
+/** The command's own connections: the driver loaded, each connection signed in by this process. */
+async function directPool(url: string, env: NodeJS.ProcessEnv): Promise<StorePool> {
+  const pg = loadPg();
+  // The driver's own timeouts stay unset: a loaded machine's stalls would trip them (pg-patient.ts).
+  const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, Client: teamStoreClient(env), application_name: 'mcp-tasks' });
+  // A connection dropped while idle (a restarted server) is replaced on the next query.
+  pool.on('error', () => {});
+  return pool as unknown as StorePool;
+}
+
+/**
+ * The store's connections for this home: through its connection keeper when one runs
+ * (pg-keeper-client.ts), the command's own otherwise. How long to wait for the keeper: as long as
+ * the keeper itself waits for the database to take a connection and answer a query, and a margin.
+ */
+export async function poolFor(url: string, env: NodeJS.ProcessEnv, home: string): Promise<StorePool> {
+  let p = pools.get(poolKey(url, home));
   if (!p) {
     p = (async () => {
-      const pg = loadPg();
-      // The driver's own timeouts stay unset: a loaded machine's stalls would trip them (pg-patient.ts).
-      const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 2_000, Client: teamStoreClient(env), application_name: 'mcp-tasks' });
-      // A connection dropped while idle (a restarted server) is replaced on the next query.
-      pool.on('error', () => {});
-      return pool;
+      const direct = () => directPool(url, env);
+      return (await keptPool(home, url, env, connectTimeoutMs(env) * 4 + 5_000, direct)) ?? direct();
     })();
-    pools.set(url, p);
+    pools.set(poolKey(url, home), p);
   }
   return p;
 }
 
 /** The store's meta row; none where there is no schema yet. One round trip; never inside a transaction that must survive it. */
-export async function readMeta(c: PoolClient): Promise<Meta | undefined> {
+export async function readMeta(c: StoreClient): Promise<Meta | undefined> {
   try {
     return (await c.query<Meta>('SELECT schema_version, key_salt, key_n, key_check FROM mcp_tasks_meta WHERE id = 1')).rows[0];
   } catch (err) {
@@ -159,7 +171,7 @@ export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promi
   if (!pass || pass.length < 12 || openings.has(openingKey(url, home, pass))) return;
   try {
     const early = earlyDerivation(home, redactStoreUrl(url), pass);
-    const pool = await poolFor(url, env);
+    const pool = await poolFor(url, env, home);
     const meta = (async () => {
       const c = await pool.connect();
       try {
@@ -194,9 +206,9 @@ export function rememberSalt(home: string, store: string, salt: string, n: numbe
   } catch { /* only a slower next start */ }
 }
 
-/** End the store's pool (its idle connections); the next use opens a new one. */
-export async function closePool(url: string): Promise<void> {
-  const p = pools.get(url);
-  pools.delete(url);
+/** End the store's pool for this home (its idle connections, its link to a keeper); the next use opens a new one. */
+export async function closePool(url: string, home: string): Promise<void> {
+  const p = pools.get(poolKey(url, home));
+  pools.delete(poolKey(url, home));
   if (p) await (await p).end().catch(() => {});
 }

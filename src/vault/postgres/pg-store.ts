@@ -17,7 +17,8 @@
 // connecting and the early opening live in pg-connect.ts.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Pool, PoolClient } from 'pg';
+import { throughKeeper, type StoreClient, type StorePool } from './pg-keeper-client.js';
+import { keepMs } from './pg-keeper-wire.js';
 import { VaultError } from '../vault-errors.js';
 import { AmbiguousRefError } from '../vault-errors.js';
 import { byCreatedAt, intentOf, isUnsettled, originText, STALE_HINTS_DROPPED, typeableRef, UNKNOWN_OPERATION, type IntentOf, type VaultRecord } from '../vault-record.js';
@@ -154,13 +155,13 @@ export class PgHandleStore implements HandleStore {
     return { key, named, fix };
   }
 
-  private async pool(): Promise<Pool> {
-    return poolFor(this.url, this.env);
+  private async pool(): Promise<StorePool> {
+    return poolFor(this.url, this.env, this.home);
   }
 
   /** Run `fn` with one connection (a transaction when `tx`), mapping database failures to vault errors. */
-  private async with<T>(fn: (c: PoolClient) => Promise<T>, tx = false): Promise<T> {
-    let client: PoolClient;
+  private async with<T>(fn: (c: StoreClient) => Promise<T>, tx = false): Promise<T> {
+    let client: StoreClient;
     try {
       client = await this.connect();
     } catch (err) {
@@ -187,7 +188,7 @@ export class PgHandleStore implements HandleStore {
    * meets it) is asked again, backing off from 100 ms, for as long as MCP_TASKS_STORE_TIMEOUT_MS:
    * nothing was asked of it yet, so asking again is safe; the last refusal is reported.
    */
-  private async connect(): Promise<PoolClient> {
+  private async connect(): Promise<StoreClient> {
     const pool = await this.pool();
     const started = Date.now();
     const until = started + connectTimeoutMs(this.env);
@@ -294,8 +295,8 @@ export class PgHandleStore implements HandleStore {
   }
 
   /** What `store status` shows: reachable, schema version, counts, whose. Never the password. */
-  async status(): Promise<{ schemaVersion: number | null; records: number; active: number; origins: Array<{ origin: string; records: number }> }> {
-    return this.with(async (c) => {
+  async status(): Promise<{ schemaVersion: number | null; records: number; active: number; origins: Array<{ origin: string; records: number }>; keeper: { used: boolean; keepSeconds: number } }> {
+    const s = await this.with(async (c) => {
       const meta = await readMeta(c);
       if (!meta) return { schemaVersion: null, records: 0, active: 0, origins: [] };
       await this.ready();
@@ -303,6 +304,8 @@ export class PgHandleStore implements HandleStore {
       const o = await c.query<{ origin: string | null; n: string }>('SELECT origin, count(*) AS n FROM mcp_tasks_records GROUP BY origin ORDER BY count(*) DESC LIMIT 10');
       return { schemaVersion: meta.schema_version, records: Number(n.rows[0]!.all), active: Number(n.rows[0]!.active), origins: o.rows.map((r) => ({ origin: r.origin ?? '(unknown)', records: Number(r.n) })) };
     });
+    // Whether this command reached the store through a connection keeper, and how long one stays.
+    return { ...s, keeper: { used: throughKeeper(await this.pool()), keepSeconds: keepMs(this.env) / 1000 } };
   }
 
   // -- sealing and hints ----------------------------------------------------------------------
@@ -352,7 +355,7 @@ export class PgHandleStore implements HandleStore {
    * Write the record's row, its hints and the change notice in one statement (atomic on its own,
    * one round trip; inside update()'s transaction, part of it); `insert` only when absent.
    */
-  private async writeRow(c: PoolClient, keys: Keys, rec: VaultRecord, mode: 'insert' | 'upsert' | 'update', ifVersion?: string): Promise<boolean> {
+  private async writeRow(c: StoreClient, keys: Keys, rec: VaultRecord, mode: 'insert' | 'upsert' | 'update', ifVersion?: string): Promise<boolean> {
     const hop = this.hop(keys, rec.opId);
     const sealed = this.seal(keys, rec, hop);
     const args = [hop, sealed, rec.phase, rec.server.name, rec.createdAt, rec.updatedAt, rec.origin ? originText(rec.origin) : null, this.hintKeys(keys, rec), NOTIFY_CHANNEL, ...(ifVersion !== undefined ? [ifVersion] : [])];
@@ -375,7 +378,7 @@ export class PgHandleStore implements HandleStore {
    * Records a query returns (hop, sealed, version); those of a small read (a ref, a watch turn)
    * are remembered for update()'s one-statement path, a listing's are not (nothing held at 1M).
    */
-  private async rows(c: PoolClient, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
+  private async rows(c: StoreClient, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
     return this.opened(keys, (await c.query<SealedRow>(sql, args)).rows);
   }
 
@@ -650,7 +653,7 @@ export class PgHandleStore implements HandleStore {
   }
 
   async close(): Promise<void> {
-    await closePool(this.url);
+    await closePool(this.url, this.home);
   }
 }
 

