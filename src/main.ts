@@ -62,10 +62,11 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     const globals = action.optsWithGlobals() as GlobalOptions;
     // A team store opens while the command's modules load (its connection, its key): a command line that parsed will use it.
     const storeModule = io.env.MCP_TASKS_STORE && action.parent === program ? STORE_COMMANDS.get(action.name()) : undefined;
-    if (storeModule) await import('./vault/postgres/pg-connect.js').then((m) => m.warmTeamStore(resolveHome(globals.home, io.env, io.platform), io.env)).catch(() => {});
+    const kept = storeModule ? await import('./vault/postgres/pg-connect.js').then((m) => m.warmTeamStore(resolveHome(globals.home, io.env, io.platform), io.env)).catch(() => false) : false;
     if (wantsColor(globals, io)) await (await import('./output/render.js')).loadColor(colorLevel(io.env));
-    // The command's modules, a step at a time while the store's connection opens (on Node 22+).
-    if (storeModule) await (await import('./fs/load-in-steps.js')).loadInSteps(storeModule);
+    // The command's modules, a step at a time while the store's connection opens (on Node 22+);
+    // at once through a connection keeper, whose answers come too soon for steps to gain anything.
+    if (storeModule && !kept) await (await import('./fs/load-in-steps.js')).loadInSteps(storeModule);
   });
   // No command at all: the help is what was asked for (gh, git), on stdout, exit 0.
   if (onlyGlobalOptions(program, argv)) {

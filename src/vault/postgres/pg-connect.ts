@@ -1,6 +1,8 @@
-// Reaching the team store: its URL shown without the password, one connection pool per store,
-// the meta row (schema version, the team key's salt and cost, the sealed key check), and an
-// opening begun early. The driver (`pg`, pg-driver.ts) is loaded on the first connection, never before.
+// Reaching the team store: its URL shown without the password, its connections (through the
+// store's connection keeper when one runs for this home, pg-keeper-client.ts; else a pool of the
+// command's own per store), the meta row (schema version, the team key's salt and cost, the sealed
+// key check), and an opening begun early. The driver (`pg`, pg-driver.ts) is loaded on the first
+// connection of the command's own, never before (never through a keeper).
 //
 // Start-up: the team key's scrypt (the key from team-key-source.ts) runs on the thread pool from
 // the store's salt as this home last saw it (<home>/team-stores.json: salt and cost only, which
@@ -16,7 +18,7 @@ import { GENERATED_KEY_COST, generatedKeyBytes, generatedMaster } from './team-k
 import { lookUpTeamKey } from './team-key-source.js';
 import { loadPg } from './pg-driver.js';
 import { patientClient } from './pg-patient.js';
-import { keptPool, type StoreClient, type StorePool } from './pg-keeper-client.js';
+import { keptPool, throughKeeper, type StoreClient, type StorePool } from './pg-keeper-client.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -159,16 +161,16 @@ const openingKey = (url: string, home: string, pass: string) => `${url}\0${home}
 
 /**
  * Begin opening the team store MCP_TASKS_STORE names before a command asks for it: the key
- * derivation starts on the thread pool and the driver loads (awaited: loaded while the command's
- * own modules load, it would wait for all of them), then a connection opens and reads the meta
- * row while the command starts. Never fails: errors wait for the command, which opens the store
- * again the ordinary way and reports them.
+ * derivation starts on the thread pool, the keeper's socket is tried and, without a keeper, the
+ * driver loads (awaited: loaded while the command's own modules load, it would wait for all of
+ * them), then a connection opens and reads the meta row while the command starts. Never fails: errors wait for the command, which opens the store
+ * again the ordinary way and reports them. True when the store is reached through a keeper.
  */
-export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promise<void> {
+export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const url = env.MCP_TASKS_STORE;
-  if (!isTeamStoreUrl(url)) return;
+  if (!isTeamStoreUrl(url)) return false;
   const pass = lookUpTeamKey(url, env).key;
-  if (!pass || pass.length < 12 || openings.has(openingKey(url, home, pass))) return;
+  if (!pass || pass.length < 12 || openings.has(openingKey(url, home, pass))) return false;
   try {
     const early = earlyDerivation(home, redactStoreUrl(url), pass);
     const pool = await poolFor(url, env, home);
@@ -182,11 +184,14 @@ export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promi
     })();
     meta.catch(() => {});
     openings.set(openingKey(url, home, pass), { meta, early });
+    // Through a keeper the store answers within a millisecond or two: nothing to overlap.
+    if (throughKeeper(pool)) return true;
     // One turn of the event loop, so the socket's connect (queued for the next tick) leaves now:
     // Node 22+ loads the command's modules in one synchronous run, which would hold it back until
     // the end, and the database can fork the connection's backend meanwhile.
     await new Promise<void>((resolve) => setImmediate(resolve));
   } catch { /* the command opens the store itself and reports it */ }
+  return false;
 }
 
 /** What warmTeamStore began for this store and home, taken once (the store object reads it then opens on its own). */

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { ensureDir } from '../../fs/atomic-file.js';
-import { nodeBinary } from '../../fs/own-process.js';
+import { nodeBinary, osPlatform } from '../../fs/own-process.js';
 import { DatabaseSilent, patientTimer } from './pg-patient.js';
 import { decodeValue, encodeValue, keeperEnv, keeperSocketPath, keepMs, lineReader, mapRows, type WireError } from './pg-keeper-wire.js';
 
@@ -181,10 +181,11 @@ class KeeperPool implements StorePool {
 
 /**
  * The store's pool through a running keeper for this home, store and login; undefined when there
- * is none (a keeper is then started for the next command) or keeping is off (MCP_TASKS_STORE_KEEP=0).
+ * is none (a keeper is then started for the next command), keeping is off (MCP_TASKS_STORE_KEEP=0),
+ * or on Windows, whose sockets of this kind (named pipes) it does not use.
  */
 export async function keptPool(home: string, url: string, env: NodeJS.ProcessEnv, waitMs: number, direct: () => Promise<StorePool>): Promise<StorePool | undefined> {
-  if (keepMs(env) === 0) return undefined;
+  if (keepMs(env) === 0 || osPlatform === 'win32') return undefined;
   const socket = keeperSocketPath(home, url, env);
   if (!socket) return undefined;
   const sock = createConnection(socket);
