@@ -9,7 +9,7 @@ import { VaultError } from '../vault/vault-errors.js';
 import { keychainName } from '../vault/keychain.js';
 import { forgetTeamKey, KeychainUnavailable, lookUpTeamKey, saveTeamKey } from '../vault/postgres/team-key-source.js';
 import { newTeamKey } from '../vault/postgres/team-key.js';
-import { isTeamStoreUrl } from '../vault/open-store.js';
+import { isTeamStoreUrl, redactStoreUrl } from '../vault/postgres/store-url.js';
 import { LIST_JSON_ROWS, openLocalStore } from './open-vault.js';
 import type { VaultRecord } from '../vault/vault-record.js';
 import { cmd, hint } from '../hint.js';
@@ -139,7 +139,6 @@ export async function storeKeySave(ctx: Context, words: string[] = []): Promise<
     throw new CliError('usage', '`store key save` takes no argument: a team key on a command line is seen by other users of this machine and kept in shell history; nothing was saved', hint`Remove that line from your shell history, then pipe the key in from your secret store: \`printf %s "$TEAM_KEY" | ${cmd('store', 'key', 'save')}\` (or run it in a terminal to be asked).`);
   }
   const { PgHandleStore } = await import('../vault/postgres/pg-store.js');
-  const { redactStoreUrl } = await import('../vault/postgres/pg-connect.js');
   const key = await teamKeyGiven(ctx, redactStoreUrl(url));
   ctx.redact(key);
   // The given key, in memory only: the store opens with it, whatever MCP_TASKS_TEAM_KEY or the keychain hold.
@@ -164,7 +163,6 @@ export async function storeKeySave(ctx: Context, words: string[] = []): Promise<
 /** `store key forget`: remove this store's team key from the OS keychain (the store itself is untouched). */
 export async function storeKeyForget(ctx: Context): Promise<StoreKeyForgotten> {
   const url = teamUrl(ctx, 'key forget');
-  const { redactStoreUrl } = await import('../vault/postgres/pg-connect.js');
   let removed: boolean;
   try {
     removed = forgetTeamKey(url, ctx.env);

@@ -4,7 +4,7 @@
 import { fileStore, type HandleStore, type StoreDescription } from './handle-store.js';
 import type { ListingRows } from './listing-index.js';
 import { VaultError } from './vault-errors.js';
-import { isTeamStoreUrl, redactStoreUrl } from './postgres/pg-connect.js';
+import { isTeamStoreUrl, redactStoreUrl } from './postgres/store-url.js';
 
 export { isTeamStoreUrl };
 

@@ -18,24 +18,11 @@ import { GENERATED_KEY_COST, generatedKeyBytes, generatedMaster } from './team-k
 import { lookUpTeamKey } from './team-key-source.js';
 import { loadPg } from './pg-driver.js';
 import { patientClient } from './pg-patient.js';
+import { isTeamStoreUrl, redactStoreUrl } from './store-url.js';
 import { keptPool, throughKeeper, type StoreClient, type StorePool } from './pg-keeper-client.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
-
-export const isTeamStoreUrl = (v: string | undefined): v is string => Boolean(v && /^postgres(ql)?:\/\//i.test(v));
-
-/** The store URL without its password (and without query parameters but sslmode): safe to print. */
-export function redactStoreUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    const ssl = u.searchParams.get('sslmode');
-    const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
-    return `${u.protocol}//${user}${u.host}${u.pathname}${ssl ? `?sslmode=${ssl}` : ''}`;
-  } catch {
-    return '(an unparsable MCP_TASKS_STORE)';
-  }
-}
 
 export interface Meta {
   schema_version: number;

@@ -7,11 +7,10 @@
 // is gone or silent before a lease is granted costs nothing but the fallback: the command connects
 // itself. A keeper lost while a statement is on its way is a connection lost at that moment, and
 // is reported as one (the statement's outcome is not known), exactly as the command's own would be.
-import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
 import { ensureDir } from '../../fs/atomic-file.js';
 import { nodeBinary, osPlatform } from '../../fs/own-process.js';
 import { DatabaseSilent, patientTimer } from './pg-patient.js';

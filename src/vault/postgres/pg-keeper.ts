@@ -37,6 +37,8 @@ const KEEPER_CONNECTIONS = 10;
  * each, and a burst's extra connections close as it ends, as a command's own would.
  */
 const KEPT_IDLE = 1;
+/** How long a leaving keeper waits for its connections to close. */
+const END_WAIT_MS = 5_000;
 /** How often the keeper checks that its socket is still its own. */
 const WATCH_MS = 2_000;
 
@@ -115,6 +117,8 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
     } catch { /* gone already */ }
     server.close();
     for (const c of live) c.destroy();
+    // Its connections are told to close; a database that no longer answers does not keep the keeper.
+    setTimeout(finish, END_WAIT_MS).unref();
     void (pool ? pool.end().catch(() => {}) : Promise.resolve()).then(finish);
   };
   // The home removed, or the socket taken by another keeper: nobody reaches this one any more.

@@ -25,8 +25,9 @@ import { byCreatedAt, intentOf, isUnsettled, originText, STALE_HINTS_DROPPED, ty
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
-import { closePool, connectTimeoutMs, teamStoreClient, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, redactStoreUrl, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { closePool, connectTimeoutMs, teamStoreClient, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
 import { lookUpTeamKey } from './team-key-source.js';
+import { redactStoreUrl } from './store-url.js';
 import { DatabaseSilent } from './pg-patient.js';
 import { GENERATED_KEY_COST, GENERATED_KEY_PREFIX, generatedKeyBytes, looksGenerated } from './team-key.js';
 import type { HandleStore, ListedRows, ListingQuery, StoreDescription, VaultQuery } from '../handle-store.js';
