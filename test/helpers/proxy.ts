@@ -74,6 +74,17 @@ export interface UpstreamAnswer {
 }
 
 /** The JSON-RPC message of an answer body, JSON or SSE. */
+/**
+ * The request's headers without the hop-by-hop ones (RFC 9110 §7.6.1), as a proxy forwards them.
+ * Each request goes upstream on a connection of its own (agent: false): a kept-alive upstream
+ * connection that the server closes as the next request is written resets that request, and a
+ * client would see a reset the test never asked for.
+ */
+function hopByHopOut(headers: IncomingHttpHeaders | OutgoingHttpHeaders): OutgoingHttpHeaders {
+  const { connection: _c, 'keep-alive': _k, 'proxy-connection': _p, ...kept } = headers as OutgoingHttpHeaders;
+  return kept;
+}
+
 export function messageOf(body: string, contentType: string): Record<string, unknown> | undefined {
   try {
     if (contentType.includes('text/event-stream')) {
@@ -191,7 +202,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, opti
     }
     const hostile = hooks.hostile?.(seen);
     if (hostile) {
-      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (r) => {
+      const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: hopByHopOut(req.headers), agent: false }, (r) => {
         const body: Buffer[] = [];
         r.on('data', (c: Buffer) => body.push(c));
         r.on('end', () => sendHostile(res, hostile, { status: r.statusCode ?? 502, body: Buffer.concat(body) }));
@@ -211,7 +222,7 @@ export async function startProxy(targetUrl: string, hooks: ProxyHooks = {}, opti
       if (!answered) pending--;
       answered = true;
     };
-    const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (r) => {
+    const up = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: hopByHopOut(headers), agent: false }, (r) => {
       r.once('end', done);
       r.once('close', done);
       if (hooks.replace && (hooks.replaceWhen?.(seen) ?? true)) {
