@@ -236,6 +236,87 @@ describe('the team store\'s connection keeper', () => {
     assert.equal(got.code, 0, got.stderr);
   });
 
+  test('a read needs no lease: one message, one answer; a command gone while its read runs has that connection closed, not kept', async () => {
+    const { url, env, h } = await keptStore();
+    const r = await h.run(['--json', 'list'], { env, spawn: true });
+    assert.equal(r.code, 0, r.stderr);
+    const { socket } = await keeperListening(h.dir);
+    const s = createConnection(socket);
+    await new Promise<void>((resolve, reject) => s.once('connect', resolve).once('error', reject));
+    const answers = new Map<number, Record<string, unknown>>();
+    let text = '';
+    s.on('data', (d) => {
+      text += d;
+      const lines = text.split('\n');
+      text = lines.pop()!;
+      for (const l of lines) if (l) answers.set((JSON.parse(l) as { i: number }).i, JSON.parse(l) as Record<string, unknown>);
+    });
+    const answer = async (i: number) => {
+      for (let n = 0; n < 600 && !answers.has(i); n++) await sleep(50);
+      return answers.get(i);
+    };
+    s.write(`${JSON.stringify({ i: 1, t: 'query', text: 'SELECT 41 + $1::int AS n', values: [1] })}\n`);
+    assert.deepEqual(await answer(1), { i: 1, rows: [{ n: 42 }], rowCount: 1 });
+
+    // A read still running when its command goes (the socket closed): its connection is closed, as a
+    // command's own would be when it dies, never kept for the next command. The database ends the
+    // statement's backend once the statement is done (it finds the client gone).
+    s.write(`${JSON.stringify({ i: 2, t: 'query', text: 'SELECT pg_sleep(2) AS keeper_read_test', values: [] })}\n`);
+    const admin = new pg.Client(url);
+    await admin.connect();
+    const backend = async () => (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE '%keeper_read_test%' AND pid <> pg_backend_pid()")).rows[0]?.pid;
+    try {
+      let pid: number | undefined;
+      for (let i = 0; i < 300 && pid === undefined; i++) {
+        pid = await backend();
+        if (pid === undefined) await sleep(100);
+      }
+      assert.ok(pid !== undefined, 'the read never ran');
+      s.destroy();
+      const there = async () => Number((await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0].n) > 0;
+      let left = true;
+      // Up to 30 s: the statement's 2 s, and a loaded runner's delays.
+      for (let i = 0; i < 300 && left; i++) {
+        left = await there();
+        if (left) await sleep(100);
+      }
+      assert.equal(left, false, 'the connection of a command gone mid-read was kept');
+      assert.equal(answers.has(2), false);
+    } finally {
+      s.destroy();
+      await admin.end();
+    }
+  });
+
+  test('a keeper killed (kill -9) while a read is on its way: the command reads again on its own connection and gets its rows', async () => {
+    const { url, env, h } = await keptStore();
+    const r = await h.run(['--json', 'list'], { env, spawn: true });
+    assert.equal(r.code, 0, r.stderr);
+    const { pid } = await keeperListening(h.dir);
+    // A process reading through the keeper; its own connection (the fallback) is counted.
+    const script = `
+      const { keptPool } = await import(${JSON.stringify(KEEPER_CLIENT)});
+      const { default: pg } = await import('pg');
+      let own = 0;
+      const pool = await keptPool(${JSON.stringify(h.dir)}, ${JSON.stringify(url)}, process.env, 30000, async () => (own++, new pg.Pool({ connectionString: ${JSON.stringify(url)} })));
+      if (!pool) { console.log('no keeper'); process.exit(3); }
+      console.log('reading');
+      const r = await pool.query('SELECT pg_sleep(5), 7 AS n');
+      console.log('rows ' + JSON.stringify(r.rows.map((x) => x.n)) + ' own ' + own);
+      await pool.end();`;
+    const reader = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    let out = '';
+    reader.stdout.on('data', (d) => (out += d));
+    reader.stderr.on('data', (d) => (out += d));
+    const ended = new Promise<number | null>((resolve) => reader.on('exit', resolve));
+    for (let i = 0; i < 400 && !out.includes('reading'); i++) await sleep(50);
+    assert.match(out, /reading/, out);
+    await sleep(300);
+    process.kill(pid, 'SIGKILL');
+    assert.equal(await ended, 0, out);
+    assert.match(out, /rows \[7\] own 1/, out);
+  });
+
   test('a keeper killed (kill -9) leaves its socket behind: the next command connects itself, and a new keeper takes the socket over', async () => {
     const { env, h } = await keptStore();
     const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach', '--label', 'kept=k9'], { env, spawn: true });

@@ -19,7 +19,7 @@ import { lookUpTeamKey } from './team-key-source.js';
 import { loadPg } from './pg-driver.js';
 import { patientClient } from './pg-patient.js';
 import { isTeamStoreUrl, redactStoreUrl } from './store-url.js';
-import { keptPool, throughKeeper, type StoreClient, type StorePool } from './pg-keeper-client.js';
+import { keptPool, throughKeeper, type StorePool, type StoreQuery } from './pg-keeper-client.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -119,7 +119,7 @@ export async function poolFor(url: string, env: NodeJS.ProcessEnv, home: string)
 }
 
 /** The store's meta row; none where there is no schema yet. One round trip; never inside a transaction that must survive it. */
-export async function readMeta(c: StoreClient): Promise<Meta | undefined> {
+export async function readMeta(c: StoreQuery): Promise<Meta | undefined> {
   try {
     return (await c.query<Meta>('SELECT schema_version, key_salt, key_n, key_check FROM mcp_tasks_meta WHERE id = 1')).rows[0];
   } catch (err) {
@@ -161,14 +161,7 @@ export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promi
   try {
     const early = earlyDerivation(home, redactStoreUrl(url), pass);
     const pool = await poolFor(url, env, home);
-    const meta = (async () => {
-      const c = await pool.connect();
-      try {
-        return await readMeta(c);
-      } finally {
-        c.release();
-      }
-    })();
+    const meta = readMeta(pool);
     meta.catch(() => {});
     openings.set(openingKey(url, home, pass), { meta, early });
     // Through a keeper the store answers within a millisecond or two: nothing to overlap.

@@ -22,9 +22,17 @@ export interface StoreClient {
   release(broken?: boolean): void;
 }
 
+/** What reads a statement's rows: a connection, or a pool (one statement on a connection of its own). */
+export type StoreQuery = Pick<StoreClient, 'query'>;
+
 /** What the team store asks of its pool: the driver's Pool, or the keeper's. */
 export interface StorePool {
   connect(): Promise<StoreClient>;
+  /**
+   * One statement on a connection taken for it alone (through a keeper: one message, no lease).
+   * Only for reads: a keeper lost on the way leaves it unknown whether it ran, and it is run again.
+   */
+  query: StoreClient['query'];
   end(): Promise<void>;
 }
 
@@ -136,6 +144,9 @@ class KeeperLink {
   }
 }
 
+/** A statement's answer from the keeper, its values as they were. */
+const answered = <R>(m: Record<string, unknown>): { rows: R[]; rowCount: number | null } => ({ rows: mapRows(m.rows as Array<Record<string, unknown>>, decodeValue) as R[], rowCount: (m.rowCount as number | null) ?? null });
+
 /** The store's connections through a keeper; once the keeper fails a lease, the command's own (`direct`). */
 class KeeperPool implements StorePool {
   fallback: Promise<StorePool> | undefined;
@@ -156,13 +167,25 @@ class KeeperPool implements StorePool {
     return (await this.fallback).connect();
   }
 
+  async query<R>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
+    if (!this.fallback && !this.link.broken) {
+      try {
+        return answered<R>(await this.link.ask({ t: 'query', text, values: (values ?? []).map(encodeValue) }));
+      } catch (err) {
+        // A read the keeper may or may not have run, run again on the command's own connection.
+        if (!(err instanceof KeeperGone)) throw err;
+      }
+    }
+    this.fallback ??= this.direct();
+    return (await this.fallback).query<R>(text, values);
+  }
+
   private leased(lease: number): StoreClient {
     const link = this.link;
     let released = false;
     return {
       async query<R>(text: string, values?: unknown[]) {
-        const m = await link.ask({ t: 'query', l: lease, text, values: (values ?? []).map(encodeValue) });
-        return { rows: mapRows(m.rows as Array<Record<string, unknown>>, decodeValue) as R[], rowCount: (m.rowCount as number | null) ?? null };
+        return answered<R>(await link.ask({ t: 'query', l: lease, text, values: (values ?? []).map(encodeValue) }));
       },
       release(broken?: boolean) {
         if (released) return;

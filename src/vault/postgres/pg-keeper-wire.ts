@@ -5,6 +5,7 @@
 // Messages are JSON, one per line. A command asks; the keeper answers with the same `i`:
 //   {i, t: 'lease'}                          → {i, ok: true}            a connection, held for the command
 //   {i, t: 'query', l, text, values}         → {i, rows, rowCount}      on lease l
+//   {i, t: 'query', text, values}            → {i, rows, rowCount}      no lease: a read, on a connection taken for it alone
 //   {i, t: 'release', l, broken}             (no answer)                the lease ends; broken: never reuse
 //   any request that fails                   → {i, error: {message, code?, silent?}}
 // Buffers (bytea) and Dates travel as {$b: base64} and {$d: ISO time}, in values and in rows.
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
 /** The protocol's version: part of the socket's name, so a command never talks to a keeper of another. */
-export const KEEPER_PROTOCOL = 1;
+export const KEEPER_PROTOCOL = 2;
 
 /** How long a keeper stays after its last command, by default (MCP_TASKS_STORE_KEEP, in seconds). */
 export const DEFAULT_KEEP_S = 300;

@@ -140,6 +140,10 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
     live.add(conn);
     idleSoon();
     const leases = new Map<number, PoolClient>();
+    // Connections taken for one statement alone (a read with no lease), until it answers.
+    const shots = new Set<PoolClient>();
+    /** Back to the pool: kept only at rest and while fewer than KEPT_IDLE wait there. */
+    const giveBack = (c: PoolClient, broken: boolean) => c.release(broken || c.getTransactionStatus?.() !== 'I' || (pool?.idleCount ?? 0) >= KEPT_IDLE);
     const reply = (m: object) => {
       if (!conn.destroyed) conn.write(`${JSON.stringify(m)}\n`);
     };
@@ -151,6 +155,27 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
             if (conn.destroyed) return c.release();
             leases.set(m.i, c);
             reply({ i: m.i, ok: true });
+          },
+          (err) => reply({ i: m.i, error: wireError(err) }),
+        );
+      } else if (m.t === 'query' && m.l === undefined) {
+        poolNow().connect().then(
+          (c) => {
+            // The command left while it waited: nothing was asked yet.
+            if (conn.destroyed) return c.release();
+            shots.add(c);
+            c.query({ text: m.text ?? '', values: (m.values ?? []).map(decodeValue) }).then(
+              (r) => {
+                // Closed already when the command left meanwhile.
+                if (!shots.delete(c)) return;
+                giveBack(c, false);
+                reply({ i: m.i, rows: mapRows(r.rows as Array<Record<string, unknown>>, encodeValue), rowCount: r.rowCount });
+              },
+              (err) => {
+                if (shots.delete(c)) giveBack(c, true);
+                reply({ i: m.i, error: wireError(err) });
+              },
+            );
           },
           (err) => reply({ i: m.i, error: wireError(err) }),
         );
@@ -166,7 +191,7 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
         if (!c) return;
         leases.delete(m.l!);
         // Only a connection back at rest is kept: one left inside a transaction is closed, and so is one beyond KEPT_IDLE.
-        c.release(m.broken === true || c.getTransactionStatus?.() !== 'I' || (pool?.idleCount ?? 0) >= KEPT_IDLE);
+        giveBack(c, m.broken === true);
       }
     };
     conn.on('data', lineReader((text) => {
@@ -184,6 +209,9 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
       // A command gone while it held a connection: closed, so nothing it began stays open.
       for (const c of leases.values()) c.release(true);
       leases.clear();
+      // And a read it left running: no answer is waited for.
+      for (const c of shots) c.release(true);
+      shots.clear();
       if (!stopping) idleSoon();
     });
   }

@@ -17,7 +17,7 @@
 // connecting and the early opening live in pg-connect.ts.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { throughKeeper, type StoreClient, type StorePool } from './pg-keeper-client.js';
+import { throughKeeper, type StoreClient, type StorePool, type StoreQuery } from './pg-keeper-client.js';
 import { keepMs } from './pg-keeper-wire.js';
 import { VaultError } from '../vault-errors.js';
 import { AmbiguousRefError } from '../vault-errors.js';
@@ -185,17 +185,35 @@ export class PgHandleStore implements HandleStore {
   }
 
   /**
-   * A connection. A database at its connection limit (53300, as a fleet of jobs starting at once
-   * meets it) is asked again, backing off from 100 ms, for as long as MCP_TASKS_STORE_TIMEOUT_MS:
-   * nothing was asked of it yet, so asking again is safe; the last refusal is reported.
+   * A read of one statement, on a connection taken for it alone (through a keeper, one message
+   * instead of a lease and a statement), mapping database failures to vault errors.
    */
+  private async once<T>(read: (q: StoreQuery) => Promise<T>): Promise<T> {
+    try {
+      const pool = await this.pool();
+      return await this.patiently(() => read(pool));
+    } catch (err) {
+      this.dbError(err);
+    }
+  }
+
+  /** A connection (see patiently). */
   private async connect(): Promise<StoreClient> {
     const pool = await this.pool();
+    return this.patiently(() => pool.connect());
+  }
+
+  /**
+   * `take`, asked again while the database is at its connection limit (53300, as a fleet of jobs
+   * starting at once meets it), backing off from 100 ms, for as long as MCP_TASKS_STORE_TIMEOUT_MS:
+   * a refused connection was asked nothing yet, so asking again is safe; the last refusal is reported.
+   */
+  private async patiently<T>(take: () => Promise<T>): Promise<T> {
     const started = Date.now();
     const until = started + connectTimeoutMs(this.env);
     for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
       try {
-        return await pool.connect();
+        return await take();
       } catch (err) {
         if ((err as { code?: string }).code !== '53300') throw err;
         const pause = wait * (0.5 + Math.random() / 2);
@@ -233,7 +251,7 @@ export class PgHandleStore implements HandleStore {
       const pass = this.teamKey().key;
       const begun = takeOpening(this.url, this.home, pass);
       const early = begun?.early ?? earlyDerivation(this.home, this.shown, pass);
-      const read = () => this.with((c) => readMeta(c));
+      const read = () => this.once(readMeta);
       // What the early opening read stands unless it failed or found no schema (asked again: one may
       // have been made since). A database that did not answer it at all is reported, not waited for twice.
       const again = (err: unknown) => (err instanceof DatabaseSilent ? this.dbError(err) : read());
@@ -379,7 +397,7 @@ export class PgHandleStore implements HandleStore {
    * Records a query returns (hop, sealed, version); those of a small read (a ref, a watch turn)
    * are remembered for update()'s one-statement path, a listing's are not (nothing held at 1M).
    */
-  private async rows(c: StoreClient, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
+  private async rows(c: StoreQuery, keys: Keys, sql: string, args: unknown[]): Promise<VaultRecord[]> {
     return this.opened(keys, (await c.query<SealedRow>(sql, args)).rows);
   }
 
@@ -404,7 +422,7 @@ export class PgHandleStore implements HandleStore {
 
   async get(opId: string): Promise<VaultRecord | undefined> {
     const keys = await this.ready();
-    return this.with(async (c) => (await this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, opId)]))[0]);
+    return (await this.once((q) => this.rows(q, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, opId)])))[0];
   }
 
   async put(record: VaultRecord): Promise<void> {
@@ -456,7 +474,7 @@ export class PgHandleStore implements HandleStore {
     // Narrowed by what every kept record carries: its server (a column), its label values (hints, keyed hashes).
     if (q.narrow?.server !== undefined) where.push(`server_name = $${args.push(q.narrow.server)}`);
     for (const v of new Set(q.narrow?.labelValues ?? [])) where.push(`hop IN (SELECT hop FROM mcp_tasks_hints WHERE hint = $${args.push(this.hash(keys, 'label', v))})`);
-    return this.with(async (c) => {
+    return this.once(async (c) => {
       // Without a filter to apply after decryption, the database stops at the limit.
       const limit = q.limit !== undefined && !q.match ? ` LIMIT ${Math.floor(q.limit)}` : '';
       const recs = await this.rows(c, keys, `SELECT hop, sealed, version FROM mcp_tasks_records ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, hop DESC${limit}`, args);
@@ -493,7 +511,7 @@ export class PgHandleStore implements HandleStore {
 
   async count(): Promise<number> {
     await this.ready();
-    return this.with(async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n));
+    return this.once(async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n));
   }
 
   /** One round trip: every way the ref could name a record, tagged, then decided here in the file vault's order. */
@@ -502,7 +520,7 @@ export class PgHandleStore implements HandleStore {
     const ways: Array<[string, string]> = [['task', this.hash(keys, 'task', ref)], ['label', this.hash(keys, 'label', ref)]];
     if (ref.length >= MIN_REF_PREFIX) ways.push(['task6', this.hash(keys, 'task6', ref.slice(0, PREFIX_LEN))], ['op6', this.hash(keys, 'op6', ref.slice(0, PREFIX_LEN))]);
     const sql = ["SELECT 'op' AS via, hop, sealed, version FROM mcp_tasks_records WHERE hop = $1", ...ways.map(([via], i) => `SELECT '${via}', r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $${i + 2}`)].join(' UNION ALL ');
-    const found = await this.with((c) => c.query<SealedRow & { via: string }>(sql, [this.hop(keys, ref), ...ways.map(([, h]) => h)]));
+    const found = await this.once((c) => c.query<SealedRow & { via: string }>(sql, [this.hop(keys, ref), ...ways.map(([, h]) => h)]));
     const opened = new Map<string, VaultRecord>();
     const by = (via: string[], accept: (r: VaultRecord) => boolean) => {
       const out = new Map<string, VaultRecord>();
@@ -638,7 +656,7 @@ export class PgHandleStore implements HandleStore {
           if (!hop || ended || signal.aborted) return;
           // In commit order, one at a time: a record changed twice is shown twice, latest last.
           chain = chain.then(async () => {
-            const [rec] = await this.with(async (c) => this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [hop]));
+            const [rec] = await this.once((c) => this.rows(c, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [hop]));
             if (rec) onChange(rec);
           }).catch(reject);
         });

@@ -17,7 +17,7 @@ test('the socket is named by everything that decides the login: URL with its pas
   const home = '/home/u/.mcp-tasks';
   const url = 'postgres://ops:pw1@db:5432/tasks';
   const base = keeperSocketPath(home, url, {})!;
-  assert.match(base, /^\/home\/u\/\.mcp-tasks\/keep\/pg1-[0-9a-f]{20}\.sock$/);
+  assert.match(base, /^\/home\/u\/\.mcp-tasks\/keep\/pg2-[0-9a-f]{20}\.sock$/);
   assert.equal(keeperSocketPath(home, url, { UNRELATED: 'x' }), base, 'an unrelated variable changes nothing');
   assert.notEqual(keeperSocketPath(home, 'postgres://ops:pw2@db:5432/tasks', {}), base, 'another password');
   assert.notEqual(keeperSocketPath(home, 'postgres://other:pw1@db:5432/tasks', {}), base, 'another user');
