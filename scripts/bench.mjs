@@ -70,11 +70,17 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Interleave the cases run by run, so machine noise hits them alike; medians of each measure. */
+/**
+ * Interleave the cases run by run, so machine noise hits them alike; medians of each measure.
+ * Every other round runs them in reverse, so no case always follows the same one (a case right
+ * after another meets its leftovers: a page cache, a demo server's garbage collection).
+ */
 function measure(cases, runs = RUNS) {
   const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (const c of Object.values(cases)) runOnce(c.args, c.env); // warm the file cache
-  for (let i = 0; i < runs; i++) for (const [k, c] of Object.entries(cases)) samples[k].push(runOnce(c.args, c.env));
+  const forward = Object.entries(cases);
+  const backward = [...forward].reverse();
+  for (let i = 0; i < runs; i++) for (const [k, c] of i % 2 ? backward : forward) samples[k].push(runOnce(c.args, c.env));
   return Object.fromEntries(
     Object.entries(samples).map(([k, v]) => [k, { ms: median(v.map((s) => s.ms)), each: v.map((s) => s.ms), rssMiB: median(v.map((s) => s.rssMiB)), share: median(v.map((s) => s.vaultMs / s.ms)) }]),
   );
@@ -219,7 +225,8 @@ async function benchTeamStore(fileHomes) {
       process.stderr.write(`seeded the team store to ${held} records in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
       const fileN = [...fileSizes].reverse().find((f) => f <= n) ?? fileSizes[0];
       const fileEnv = { MCP_TASKS_HOME: join(work, `home-${fileN}`) };
-      const runs = n >= 100_000 ? Math.max(5, Math.floor(RUNS / 2)) : RUNS;
+      // As many runs at every size: the seeding is what costs at 1M, and the deltas asked of these rows are a few ms.
+      const runs = RUNS;
       const m = measure(
         {
           fileGet: { args: [bin, 'get', 'get'], env: fileEnv },
