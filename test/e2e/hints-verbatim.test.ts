@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { startProxy, type Proxy } from '../helpers/proxy.js';
-import { BIN, PATH_BIN_DIR, homeWithServer, startDemo, tempDir, type CliResult, type DemoServer, type TestHome } from '../helpers/cli.js';
+import { BIN, PATH_BIN_DIR, PATH_WITHOUT_CLI, homeWithServer, startDemo, tempDir, type CliResult, type DemoServer, type TestHome } from '../helpers/cli.js';
 
 /** Commands in backticks on `next:` lines and their indented continuations, and the detach summary's commands. */
 export function printedCommands(text: string): string[] {
@@ -78,10 +78,10 @@ describe('next steps run verbatim', () => {
     await record(['recover']);
     await record(['server', 'add', 'web', '--url', demo.url]);
     // Not on PATH: the hints name node and the script instead.
-    const offPath = await h.run(['get', 'no-such-task'], { env: { PATH: process.env.PATH } });
+    const offPath = await h.run(['get', 'no-such-task'], { env: { PATH: PATH_WITHOUT_CLI } });
     const offPathHints = printedCommands(offPath.stderr);
     assert.ok(offPathHints.length > 0 && offPathHints.every((c) => c.startsWith(`node ${BIN} `)), offPath.stderr);
-    for (const c of offPathHints) assert.notEqual((await sh(c, h.dir, cwd, process.env.PATH)).code, 127, c);
+    for (const c of offPathHints) assert.notEqual((await sh(c, h.dir, cwd, PATH_WITHOUT_CLI)).code, 127, c);
 
     const commands = new Set<string>();
     for (const { args, r } of outputs) for (const c of printedCommands(`${r.stdout}\n${r.stderr}`)) commands.add(`${c}\u0000${args}`);
@@ -168,7 +168,7 @@ describe('next steps run verbatim under npx, node and PATH', () => {
     await demo.stop();
     await dropping.close();
   });
-  const base = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== PATH_BIN_DIR).join(delimiter);
+  const base = PATH_WITHOUT_CLI;
   const invocations = (): Invocation[] => [
     { name: 'npx', prefix: 'npx mcp-tasks', cwd: npxProject(), path: base },
     { name: 'node', prefix: `node ${BIN}`, cwd: tempDir('mcp-tasks-hints-node-'), path: base },

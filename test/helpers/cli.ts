@@ -4,7 +4,7 @@
 // ends, so a failing assertion never leaves a server behind.
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +71,22 @@ export interface RunOptions {
 export const PATH_BIN_DIR = tempDir('mcp-tasks-path-');
 symlinkSync(BIN, join(PATH_BIN_DIR, 'mcp-tasks'));
 
+/**
+ * This process's PATH without any directory whose `mcp-tasks` is this checkout's CLI (a
+ * developer's own `npm link` of it): the PATH of a test that needs the CLI not on PATH, and so
+ * its hints in the `node <script>` form.
+ */
+export const PATH_WITHOUT_CLI = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => {
+    try {
+      return realpathSync(join(dir, 'mcp-tasks')) !== realpathSync(BIN);
+    } catch {
+      return true;
+    }
+  })
+  .join(delimiter);
+
 /** The child's environment: ours minus anything that would change the CLI's behaviour, plus CI=1, NO_COLOR=1 and no keychain. */
 function childEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -79,7 +95,7 @@ function childEnv(home: string, extra: Record<string, string | undefined> = {}):
     env[k] = v;
   }
   env.MCP_TASKS_HOME = home;
-  env.PATH = `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`;
+  env.PATH = `${PATH_BIN_DIR}${delimiter}${PATH_WITHOUT_CLI}`;
   env.CI = '1';
   env.NO_COLOR = '1';
   // Never touch the developer's OS keychain from a test (CI=1 implies it too).

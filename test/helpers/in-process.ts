@@ -5,7 +5,7 @@
 import type { ProcessIO } from '../../src/context.js';
 import { main } from '../../src/main.js';
 import type { Prompter } from '../../src/prompts/prompter.js';
-import { tempHome } from './cli.js';
+import { PATH_WITHOUT_CLI, tempHome } from './cli.js';
 
 export interface InProcessResult {
   code: number;
@@ -103,7 +103,7 @@ const sink = (chunks: string[], isTTY: boolean, columns = 100) =>
 export async function runInProcess(argv: string[], opts: InProcessOptions = {}): Promise<InProcessResult> {
   const out: string[] = [];
   const err: string[] = [];
-  const env: NodeJS.ProcessEnv = opts.exactEnv ?? { PATH: process.env.PATH, HOME: process.env.HOME, MCP_TASKS_HOME: opts.home ?? tempHome(), CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1' };
+  const env: NodeJS.ProcessEnv = opts.exactEnv ?? { PATH: PATH_WITHOUT_CLI, HOME: process.env.HOME, MCP_TASKS_HOME: opts.home ?? tempHome(), CI: '1', NO_COLOR: '1', MCP_TASKS_NO_KEYCHAIN: '1' };
   for (const [k, v] of Object.entries(opts.exactEnv ? {} : (opts.env ?? {}))) {
     if (v === undefined) delete env[k];
     else env[k] = v;
