@@ -2,11 +2,13 @@
 // keeper's socket when one is running for this store, this home and this login; otherwise none,
 // and a keeper started for the next command (the command itself connects as before).
 //
-// Through the keeper a command loads no driver and signs in to nothing: it asks for a connection
-// (a lease, which changes nothing in the database) and sends its statements on it. A keeper that
-// is gone or silent before a lease is granted costs nothing but the fallback: the command connects
-// itself. A keeper lost while a statement is on its way is a connection lost at that moment, and
-// is reported as one (the statement's outcome is not known), exactly as the command's own would be.
+// Through the keeper a command loads no driver and signs in to nothing. A read is one message,
+// run on a connection taken for it alone; a write asks for a connection (a lease, which changes
+// nothing in the database) and sends its statements on it. A keeper that is gone or silent before
+// a lease is granted, or while a read is on its way, costs nothing but the fallback: the command
+// connects itself (and reads again: a read may run twice). A keeper lost while a write is on its
+// way is a connection lost at that moment, and is reported as one (the write's outcome is not
+// known), exactly as the command's own would be.
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
