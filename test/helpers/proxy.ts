@@ -73,7 +73,6 @@ export interface UpstreamAnswer {
   message: Record<string, unknown> | undefined;
 }
 
-/** The JSON-RPC message of an answer body, JSON or SSE. */
 /**
  * The request's headers without the hop-by-hop ones (RFC 9110 §7.6.1), as a proxy forwards them.
  * Each request goes upstream on a connection of its own (agent: false): a kept-alive upstream
@@ -85,6 +84,7 @@ function hopByHopOut(headers: IncomingHttpHeaders | OutgoingHttpHeaders): Outgoi
   return kept;
 }
 
+/** The JSON-RPC message of an answer body, JSON or SSE. */
 export function messageOf(body: string, contentType: string): Record<string, unknown> | undefined {
   try {
     if (contentType.includes('text/event-stream')) {

@@ -1,7 +1,6 @@
-// Reaching the team store: its URL shown without the password, its connections (through the
-// store's connection keeper when one runs for this home, pg-keeper-client.ts; else a pool of the
-// command's own per store), the meta row (schema version, the team key's salt and cost, the sealed
-// key check), and an opening begun early. The driver (`pg`, pg-driver.ts) is loaded on the first
+// Reaching the team store: its connections (through the store's connection keeper when one runs
+// for this home, pg-keeper-client.ts; else a pool of the command's own per store), the meta row
+// (schema version, the team key's salt and cost, the sealed key check), and an opening begun early. The driver (`pg`, pg-driver.ts) is loaded on the first
 // connection of the command's own, never before (never through a keeper).
 //
 // Start-up: the team key's scrypt (the key from team-key-source.ts) runs on the thread pool from
@@ -150,8 +149,9 @@ const openingKey = (url: string, home: string, pass: string) => `${url}\0${home}
  * Begin opening the team store MCP_TASKS_STORE names before a command asks for it: the key
  * derivation starts on the thread pool, the keeper's socket is tried and, without a keeper, the
  * driver loads (awaited: loaded while the command's own modules load, it would wait for all of
- * them), then a connection opens and reads the meta row while the command starts. Never fails: errors wait for the command, which opens the store
- * again the ordinary way and reports them. True when the store is reached through a keeper.
+ * them), then the meta row is read while the command starts. Never fails: errors wait for the
+ * command, which opens the store again the ordinary way and reports them. True when the store is
+ * reached through a keeper.
  */
 export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const url = env.MCP_TASKS_STORE;

@@ -149,7 +149,7 @@ class KeeperLink {
 /** A statement's answer from the keeper, its values as they were. */
 const answered = <R>(m: Record<string, unknown>): { rows: R[]; rowCount: number | null } => ({ rows: mapRows(m.rows as Array<Record<string, unknown>>, decodeValue) as R[], rowCount: (m.rowCount as number | null) ?? null });
 
-/** The store's connections through a keeper; once the keeper fails a lease, the command's own (`direct`). */
+/** The store's connections through a keeper; once the keeper fails a lease or a read, the command's own (`direct`). */
 class KeeperPool implements StorePool {
   fallback: Promise<StorePool> | undefined;
 

@@ -147,6 +147,9 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
     const reply = (m: object) => {
       if (!conn.destroyed) conn.write(`${JSON.stringify(m)}\n`);
     };
+    /** Run the request's statement on `c`; its rows answered as they travel. */
+    const run = (c: PoolClient, m: Request) =>
+      c.query({ text: m.text ?? '', values: (m.values ?? []).map(decodeValue) }).then((r) => ({ i: m.i, rows: mapRows(r.rows as Array<Record<string, unknown>>, encodeValue), rowCount: r.rowCount }));
     const handle = (m: Request) => {
       if (m.t === 'lease') {
         poolNow().connect().then(
@@ -164,12 +167,12 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
             // The command left while it waited: nothing was asked yet.
             if (conn.destroyed) return c.release();
             shots.add(c);
-            c.query({ text: m.text ?? '', values: (m.values ?? []).map(decodeValue) }).then(
-              (r) => {
+            run(c, m).then(
+              (answer) => {
                 // Closed already when the command left meanwhile.
                 if (!shots.delete(c)) return;
                 giveBack(c, false);
-                reply({ i: m.i, rows: mapRows(r.rows as Array<Record<string, unknown>>, encodeValue), rowCount: r.rowCount });
+                reply(answer);
               },
               (err) => {
                 if (shots.delete(c)) giveBack(c, true);
@@ -180,12 +183,9 @@ export async function runKeeper(o: KeeperOptions): Promise<{ stop: () => void; e
           (err) => reply({ i: m.i, error: wireError(err) }),
         );
       } else if (m.t === 'query') {
-        const c = m.l === undefined ? undefined : leases.get(m.l);
+        const c = leases.get(m.l!);
         if (!c) return reply({ i: m.i, error: { message: 'the connection keeper holds no such connection', code: '08003' } });
-        c.query({ text: m.text ?? '', values: (m.values ?? []).map(decodeValue) }).then(
-          (r) => reply({ i: m.i, rows: mapRows(r.rows as Array<Record<string, unknown>>, encodeValue), rowCount: r.rowCount }),
-          (err) => reply({ i: m.i, error: wireError(err) }),
-        );
+        run(c, m).then(reply, (err) => reply({ i: m.i, error: wireError(err) }));
       } else if (m.t === 'release') {
         const c = m.l === undefined ? undefined : leases.get(m.l);
         if (!c) return;
