@@ -9,10 +9,10 @@ const REF_COMMANDS = new Set(['get', 'watch', 'answer', 'cancel', 'show', 'recov
 
 /**
  * Our own options are short words; an "option" this long made of id characters is a pasted ref.
- * A base64url id may also begin with "--" (one in 64 of those that begin with "-"): then only one
- * far longer than any of our long options counts.
+ * A base64url id may also begin with "--" (one in 64 of those that begin with "-"), or with more
+ * dashes: then only one far longer than any of our long options counts.
  */
-const OPTION_LIKE_REF = /unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{7,}|--[A-Za-z0-9_][A-Za-z0-9_-]{19,})'/;
+const OPTION_LIKE_REF = /unknown option '(-[A-Za-z0-9_][A-Za-z0-9_-]{7,}|--[A-Za-z0-9_-]{20,})'/;
 
 const explanation = (ref: string, command: string, invocation: string) =>
   `error: "${ref.slice(0, 6)}…" begins with "-" and was read as an option. ` +

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { explainOptionLikeRef, optionLikeRefBeforeParse } from '../../../src/cli/option-like-ref.js';
 
-test('an id beginning with "-" or "--" is explained and shortened; a mistyped long option is left alone', () => {
-  for (const id of ['-AbCdEfGhIjKlMnOpQrStUv', '--H8jVD2FiS0UQ8t-VMpQy90zBG6IJx8']) {
+test('an id beginning with "-", "--" or more dashes is explained and shortened; a mistyped long option is left alone', () => {
+  for (const id of ['-AbCdEfGhIjKlMnOpQrStUv', '--H8jVD2FiS0UQ8t-VMpQy90zBG6IJx8', '---766p56RFuD1MOdJZsEPrLqLFxdilA', '----AbCdEfGhIjKlMnOpQrStUvWxYz']) {
     const out = explainOptionLikeRef(`error: unknown option '${id}'\n`, ['get', id]);
     assert.match(out, /begins with "-" and was read as an option/);
     assert.ok(!out.includes(id), 'the whole handle is not echoed');
