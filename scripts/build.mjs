@@ -5,13 +5,16 @@
 // bundled (fewer files to resolve and read at start-up) except native ones.
 // Type checking is `npm run typecheck` (tsc); the tests compile src/ and test/ with tsc themselves.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lazyChildProcessInCommander, takeBuiltinsDirect } from './builtins-direct.mjs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}build/bundle`;
-const REQUIRE_BANNER = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);";
+// Every chunk starts with this; scripts/builtins-direct.mjs says why built-ins come through
+// __mcpTasksBuiltin (and require() too), and removes it where nothing uses it.
+const BANNER = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; let __mcpTasksRequire; const __mcpTasksBuiltin = (id) => globalThis.process.getBuiltinModule?.(id) ?? (__mcpTasksRequire ??= __mcpTasksCreateRequire(import.meta.url))(id); const require = __mcpTasksBuiltin;";
 const pgNodeOnly = {
   // pg asks at load whether it runs on Cloudflare Workers by constructing `new Response(…)`,
   // which on Node loads the whole of undici (its fetch), TLS and the web streams: ~15 ms on
@@ -63,8 +66,8 @@ const bundled = await build({
   // A native addon (loaded through createRequire where the keychain is used).
   external: ['@napi-rs/keyring'],
   // CommonJS dependencies inside an ES module bundle still call require() for Node built-ins
-  // (through esbuild's __require); kept below only in the chunks that name `require`.
-  banner: { js: REQUIRE_BANNER },
+  // (through esbuild's __require), and the built-ins' imports are rewritten to use it (below).
+  banner: { js: BANNER },
   // The SDK client's Node shim, with its AJV validator loaded on first use (see the module).
   plugins: [
     {
@@ -99,6 +102,7 @@ const bundled = await build({
         });
       },
     },
+    lazyChildProcessInCommander,
     {
       name: 'lazy-sdk-validator',
       setup(b) {
@@ -114,18 +118,9 @@ const bundled = await build({
   logLevel: 'warning',
 });
 
-// The require() banner stays only in chunks where the word `require` appears after it (esbuild's
-// __require runtime, and chunks that merely mention it in a string or comment: kept, harmlessly).
-// Each createRequire builds a CommonJS Module with its node_modules lookup paths: ~40 of them on
-// every `get`, for the one chunk that can call require().
-for (const name of readdirSync(outdir)) {
-  if (!name.endsWith('.js')) continue;
-  const file = `${outdir}/${name}`;
-  const text = readFileSync(file, 'utf8');
-  if (!text.startsWith(`${REQUIRE_BANNER}\n`)) throw new Error(`${name}: the build's require() banner is missing`);
-  const body = text.slice(REQUIRE_BANNER.length + 1);
-  if (!/\brequire\b/.test(body)) writeFileSync(file, body);
-}
+// Static imports of Node's built-ins become __mcpTasksBuiltin calls; the banner stays only in
+// chunks that use it (scripts/builtins-direct.mjs).
+takeBuiltinsDirect(outdir, bundled.metafile, BANNER);
 
 // Each lazily loaded module's chunks in the order its import would run them (each chunk after the
 // chunks it imports), for src/fs/load-in-steps.ts: build/bundle/load-steps.json, by source path.

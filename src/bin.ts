@@ -1,6 +1,7 @@
 // The only exit point: everything else returns an exit code.
 import { readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
+import { isatty } from 'node:tty';
 import { registerChunkResolve } from './bundle-resolve.js';
 import { printSnapshotHelp } from './cli/fast-help.js';
 
@@ -55,7 +56,9 @@ if (process.env.MCP_TASKS_TIMING !== '1' && printSnapshotHelp(argv, { stdout: pr
   process.exitCode = await main(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // Not process.stdin.isTTY: reading process.stdin makes the stream, and a stdin that is a file
+    // or /dev/null (CI, cron) makes an fs.ReadStream, loading fs/promises and readline for nothing.
+    stdinIsTTY: isatty(0),
     readStdin: () => readFileSync(0, 'utf8'),
     env: process.env,
     platform: process.platform,

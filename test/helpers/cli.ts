@@ -88,7 +88,7 @@ export const PATH_WITHOUT_CLI = (process.env.PATH ?? '')
   .join(delimiter);
 
 /** The child's environment: ours minus anything that would change the CLI's behaviour, plus CI=1, NO_COLOR=1 and no keychain. */
-function childEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+export function childEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (k.startsWith('MCP_TASKS_') || k === 'FORCE_COLOR' || k === 'NO_COLOR' || k === 'CI' || k.startsWith('NODE_TEST') || k === 'NODE_OPTIONS') continue;

@@ -1,6 +1,6 @@
 // What keeps the bundle's start-up light (peak RSS of `get`, docs/performance.md): bin.ts's
-// resolve hook for the bundle's own chunks (src/bundle-resolve.ts) and the require() banner only in
-// the chunks that can call require (scripts/build.mjs). Runs against the built bundle (`npm run build`).
+// resolve hook for the bundle's own chunks (src/bundle-resolve.ts), built-ins taken without their ES
+// module facade, and the banner only in the chunks that use it (scripts/builtins-direct.mjs). Runs against the built bundle (`npm run build`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -68,8 +68,8 @@ process.on('exit', () => process.stderr.write('default-resolved=' + [...seen].jo
   }
 });
 
-test('the require() banner is only in the chunks that name require, and in the one with esbuild\'s __require', () => {
-  const banner = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; const require = __mcpTasksCreateRequire(import.meta.url);";
+test('the banner (require() and __mcpTasksBuiltin) is only in the chunks that use it, and in the one with esbuild\'s __require', () => {
+  const banner = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; let __mcpTasksRequire; const __mcpTasksBuiltin = (id) => globalThis.process.getBuiltinModule?.(id) ?? (__mcpTasksRequire ??= __mcpTasksCreateRequire(import.meta.url))(id); const require = __mcpTasksBuiltin;";
   const files = readdirSync(bundle).filter((f) => f.endsWith('.js'));
   let withRuntime = 0;
   let without = 0;
@@ -81,14 +81,32 @@ test('the require() banner is only in the chunks that name require, and in the o
       withRuntime++;
       assert.ok(hasBanner, `${name} defines __require: it keeps the banner`);
     }
-    if (!/\brequire\b/.test(body)) {
-      assert.ok(!hasBanner, `${name} never names require: no banner`);
+    if (/\brequire\b|__mcpTasksBuiltin/.test(body)) {
+      assert.ok(hasBanner, `${name} names require or takes a built-in: it keeps the banner`);
+    } else {
+      assert.ok(!hasBanner, `${name} never names require nor takes a built-in: no banner`);
       without++;
     }
     assert.ok(!body.includes('__mcpTasksCreateRequire'), `${name}: the banner at most once, at the top`);
   }
   assert.equal(withRuntime, 1, 'one chunk holds esbuild\'s __require');
-  assert.ok(without > files.length / 2, `most chunks carry no banner (${without} of ${files.length})`);
+  assert.ok(without > 0, `chunks that need nothing of Node carry no banner (${without} of ${files.length})`);
+});
+
+test('no chunk imports a Node built-in statically (node:module and namespace imports aside): each comes from __mcpTasksBuiltin', () => {
+  // An import of a built-in builds its ES module namespace, running every getter of the module
+  // (scripts/builtins-direct.mjs); the build rewrites them all.
+  const offending: string[] = [];
+  let taken = 0;
+  for (const name of readdirSync(bundle).filter((f) => f.endsWith('.js'))) {
+    const text = readFileSync(join(bundle, name), 'utf8');
+    for (const m of text.matchAll(/import\s*([\w${},\s]*?)\s*from\s*"([^"./][^"]*)"/g)) {
+      if (nodeModule.isBuiltin(m[2]!) && m[2] !== 'node:module' && !/^\*\s*as\b/.test(m[1]!)) offending.push(`${name}: ${m[0]}`);
+    }
+    taken += text.split('__mcpTasksBuiltin("node:').length - 1;
+  }
+  assert.deepEqual(offending, []);
+  assert.ok(taken > 50, `the chunks take their built-ins through __mcpTasksBuiltin (${taken})`);
 });
 
 test('the bundle parses with zod\'s jitless parser: a command that validates server messages compiles no code with new Function', () => {
