@@ -13,7 +13,10 @@ import { BIN, childEnv, newHome, tempDir, parseJsonDoc, startDemo, type DemoServ
 /** NODE_OPTIONS preloading `code` (a data: URL module) into the CLI's process. */
 const preload = (code: string) => ({ NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(code)}` });
 
-/** Built-in modules whose loading means a facade read every export (fs's, util's getters) or commander spawned. */
+/**
+ * Modules a `list` needs none of: loaded, they mean a namespace read every export of fs or util
+ * (their getters), the stdin stream was made, or commander required child_process at load.
+ */
 const FACADE_ONLY = ['NativeModule internal/fs/promises', 'NativeModule internal/readline/interface', 'NativeModule internal/util/parse_args/parse_args', 'NativeModule child_process'];
 
 describe('the bundle takes built-ins without their ES module facade', () => {
