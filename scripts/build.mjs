@@ -13,7 +13,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}build/bundle`;
 // Every chunk starts with this; scripts/builtins-direct.mjs says why built-ins come through
-// __mcpTasksBuiltin (and require() too), and removes it where nothing uses it.
+// __mcpTasksBuiltin (require() too: no createRequire until one is not built in), and removes it
+// where nothing uses it.
 const BANNER = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; let __mcpTasksRequire; const __mcpTasksBuiltin = (id) => globalThis.process.getBuiltinModule?.(id) ?? (__mcpTasksRequire ??= __mcpTasksCreateRequire(import.meta.url))(id); const require = __mcpTasksBuiltin;";
 const pgNodeOnly = {
   // pg asks at load whether it runs on Cloudflare Workers by constructing `new Response(…)`,

@@ -1,12 +1,14 @@
-// Node's built-ins in the bundle, taken without an ES module facade (used by scripts/build.mjs).
+// Node's built-ins in the bundle, taken without an ES module facade, and commander without its
+// eager child_process (used by scripts/build.mjs).
 //
 // Why: `import { readFileSync } from 'node:fs'` makes Node build that built-in's ES module facade,
 // which reads every one of its exports once, getters included: fs's `promises` and `ReadStream`
 // load fs/promises, its streams and readline; util's load parseArgs and the diff of assert;
-// crypto's load webcrypto. A require() of a built-in from CommonJS builds the same facade. A
-// `list` paid ~11 ms for that on Node 22 and 24 (npm run bench, docs/performance.md).
-// process.getBuiltinModule (Node 20.16+, 22.3+) returns the module itself and runs no getter;
-// on Node 20.12 to 20.15 the banner's fallback is createRequire, which behaves as before.
+// crypto's load webcrypto. A require() from CommonJS builds none. With the stdin change in
+// src/bin.ts, a `list` starts about 10 ms sooner on Node 22 and 24 (whole processes, old build
+// against new; docs/performance.md). process.getBuiltinModule (Node 20.16+, 22.3+) returns the
+// module itself; on Node 20.12 to 20.15 the banner's fallback is a require() through
+// createRequire, made on first use (before, every chunk with the banner made one as it loaded).
 //
 // How: after esbuild writes the chunks, each static import of a built-in, default or named,
 // becomes a const at the top of its chunk (`const { readFileSync } = __mcpTasksBuiltin('node:fs')`),

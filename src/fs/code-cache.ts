@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { atOwnExit, builtinModule, ownPid, runtimeId } from './own-process.js';
+import { atOwnExit, ownPid, runtimeId } from './own-process.js';
 
 /** `require(file)`, compiled from `<cacheDir>/<name>-<hash>.v8` when that holds this file's code for this Node. */
 export function requireWithCodeCache<T>(file: string, cacheDir: string, name: string): T {
@@ -20,7 +20,7 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string, name: st
   } catch { /* first run on this runtime, or the cache was cleared */ }
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
   const mod = { exports: {} as T };
-  (script.runInThisContext() as (e: T, r: NodeJS.Require, m: { exports: T }, f: string, d: string) => void)(mod.exports, builtinFirst(createRequire(file)), mod, file, dirname(file));
+  (script.runInThisContext() as (e: T, r: NodeJS.Require, m: { exports: T }, f: string, d: string) => void)(mod.exports, createRequire(file), mod, file, dirname(file));
   if (!cachedData || script.cachedDataRejected) {
     atOwnExit(() => {
       const tmp = `${cacheFile}.${ownPid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -37,14 +37,4 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string, name: st
     });
   }
   return mod.exports;
-}
-
-/**
- * `require`, taking Node's built-ins without their ES module facade where Node can (a require()
- * of a built-in builds it, running every getter of the module: util's load parseArgs and the diff
- * of assert; scripts/builtins-direct.mjs has the figures).
- */
-function builtinFirst(fallback: NodeJS.Require): NodeJS.Require {
-  const take = (id: string): unknown => builtinModule(id) ?? fallback(id);
-  return Object.assign(take, fallback) as NodeJS.Require;
 }

@@ -47,12 +47,3 @@ export const runtimeId = `${process.version} ${process.arch}`;
 export function atOwnExit(fn: () => void): void {
   process.once('exit', fn);
 }
-
-/**
- * Node's built-in module `id` as process.getBuiltinModule gives it (Node 20.16+, 22.3+), with no
- * ES module facade built (scripts/builtins-direct.mjs says what one costs); undefined where this
- * Node has no getBuiltinModule or no such built-in.
- */
-export function builtinModule(id: string): unknown {
-  return (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.(id);
-}

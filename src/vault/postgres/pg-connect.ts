@@ -1,7 +1,8 @@
 // Reaching the team store: its connections (through the store's connection keeper when one runs
 // for this home, pg-keeper-client.ts; else a pool of the command's own per store), the meta row
-// (schema version, the team key's salt and cost, the sealed key check), and an opening begun early. The driver (`pg`, pg-driver.ts) is loaded on the first
-// connection of the command's own, never before (never through a keeper).
+// (schema version, the team key's salt and cost, the sealed key check), and an opening begun
+// early. The driver (`pg`, pg-driver.ts) is loaded on the first connection of the command's own,
+// never before (never through a keeper).
 //
 // Start-up: the team key's scrypt (the key from team-key-source.ts) runs on the thread pool from
 // the store's salt as this home last saw it (<home>/team-stores.json: salt and cost only, which
