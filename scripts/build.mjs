@@ -1,21 +1,27 @@
 // npm run build (run by `npm ci` through prepare, and by `npm pack` through prepack): the bin's
 // bundle in build/bundle/. esbuild with code splitting: bin.js holds the start-up path only
-// (commander and the program's wiring); every `await import()` in src/ stays its own lazy chunk, so
-// `--help` never parses the SDK or zod, and `get` parses only what it uses. Dependencies are
+// (commander and the program's wiring); every `await import()` in src/ stays lazy, so `--help`
+// never parses the SDK or zod, and `get` parses only what it uses. Rollup then merges the small
+// chunks where no command runs more for it (scripts/merge-chunks.mjs says why). Dependencies are
 // bundled (fewer files to resolve and read at start-up) except native ones.
 // Type checking is `npm run typecheck` (tsc); the tests compile src/ and test/ with tsc themselves.
 import { build } from 'esbuild';
 import { lazyChildProcessInCommander, takeBuiltinsDirect } from './builtins-direct.mjs';
+import { mergeChunks } from './merge-chunks.mjs';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}build/bundle`;
-// Every chunk starts with this; scripts/builtins-direct.mjs says why built-ins come through
-// __mcpTasksBuiltin (require() too: no createRequire until one is not built in), and removes it
-// where nothing uses it.
-const BANNER = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; let __mcpTasksRequire; const __mcpTasksBuiltin = (id) => globalThis.process.getBuiltinModule?.(id) ?? (__mcpTasksRequire ??= __mcpTasksCreateRequire(import.meta.url))(id); const require = __mcpTasksBuiltin;";
+// esbuild writes here; scripts/merge-chunks.mjs merges its chunks into outdir, then it goes.
+const stageDir = `${root}build/.esbuild`;
+// Every chunk of esbuild's starts with this; scripts/builtins-direct.mjs says why built-ins come
+// through __mcpTasksBuiltin (require() too: no createRequire until one is not built in), and
+// removes it where nothing uses it. One module defines both (written to the stage below), so the
+// merged chunks share one definition.
+const BANNER = 'import{__mcpTasksBuiltin,__mcpTasksBuiltin as require}from"./builtin.js";';
+const BUILTIN_MODULE = "import { createRequire } from 'node:module';\nlet required;\nexport const __mcpTasksBuiltin = (id) => globalThis.process.getBuiltinModule?.(id) ?? (required ??= createRequire(import.meta.url))(id);\n";
 const pgNodeOnly = {
   // pg asks at load whether it runs on Cloudflare Workers by constructing `new Response(…)`,
   // which on Node loads the whole of undici (its fetch), TLS and the web streams: ~15 ms on
@@ -50,12 +56,13 @@ const pgNodeOnly = {
 };
 
 rmSync(outdir, { recursive: true, force: true });
+rmSync(stageDir, { recursive: true, force: true });
 const bundled = await build({
   absWorkingDir: root,
   // keeper: the team store's connection keeper, a process of its own (src/keeper.ts).
   entryPoints: { bin: 'src/bin.ts', keeper: 'src/keeper.ts' },
   metafile: true,
-  outdir,
+  outdir: stageDir,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -120,8 +127,16 @@ const bundled = await build({
 });
 
 // Static imports of Node's built-ins become __mcpTasksBuiltin calls; the banner stays only in
-// chunks that use it (scripts/builtins-direct.mjs).
-takeBuiltinsDirect(outdir, bundled.metafile, BANNER);
+// chunks that use it (scripts/builtins-direct.mjs). Then the chunks are merged into fewer
+// (scripts/merge-chunks.mjs), and the stage goes.
+writeFileSync(`${stageDir}/builtin.js`, BUILTIN_MODULE);
+takeBuiltinsDirect(stageDir, bundled.metafile, BANNER);
+let merged;
+try {
+  merged = await mergeChunks({ root, stageDir, outdir, metafile: bundled.metafile });
+} finally {
+  rmSync(stageDir, { recursive: true, force: true });
+}
 
 // Each lazily loaded module's chunks in the order its import would run them (each chunk after the
 // chunks it imports), for src/fs/load-in-steps.ts: build/bundle/load-steps.json, by source path.
@@ -129,35 +144,36 @@ takeBuiltinsDirect(outdir, bundled.metafile, BANNER);
 // larger one that follows (an import each costs more than it lets through): a step holds at least
 // STEP_BYTES of code, or ends the list.
 const STEP_BYTES = 24 * 1024;
-const outputs = bundled.metafile.outputs;
 const staticOrder = (file) => {
   const order = [];
   const seen = new Set();
   const visit = (f) => {
     if (seen.has(f)) return;
     seen.add(f);
-    for (const dep of outputs[f]?.imports ?? []) if (dep.kind === 'import-statement' && !dep.external) visit(dep.path);
+    for (const dep of merged.get(f).imports) visit(dep);
     order.push(f);
   };
   visit(file);
   return order;
 };
-const entryOutput = (source) => Object.keys(outputs).find((f) => outputs[f].entryPoint === source);
-const alreadyLoaded = new Set([...staticOrder(entryOutput('src/bin.ts')), ...staticOrder(entryOutput('src/main.ts'))]);
+const chunkOf = (source) => [...merged.keys()].find((f) => merged.get(f).entries.includes(source));
+const alreadyLoaded = new Set([...staticOrder(chunkOf('src/bin.ts')), ...staticOrder(chunkOf('src/main.ts'))]);
 const steps = {};
-for (const [file, out] of Object.entries(outputs)) {
-  if (!out.entryPoint || alreadyLoaded.has(file)) continue;
-  const list = [];
-  let bytes = 0;
-  for (const f of staticOrder(file)) {
-    if (alreadyLoaded.has(f)) continue;
-    bytes += outputs[f].bytes;
-    if (bytes >= STEP_BYTES || f === file) {
-      list.push(f.slice(f.lastIndexOf('/') + 1));
-      bytes = 0;
+for (const [file, chunk] of merged) {
+  if (alreadyLoaded.has(file)) continue;
+  for (const entry of chunk.entries) {
+    const list = [];
+    let bytes = 0;
+    for (const f of staticOrder(file)) {
+      if (alreadyLoaded.has(f)) continue;
+      bytes += merged.get(f).bytes;
+      if (bytes >= STEP_BYTES || f === file) {
+        list.push(f);
+        bytes = 0;
+      }
     }
+    steps[entry] = list;
   }
-  steps[out.entryPoint] = list;
 }
 writeFileSync(`${outdir}/load-steps.json`, `${JSON.stringify(steps)}\n`);
 

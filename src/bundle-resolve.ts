@@ -10,7 +10,7 @@
 // (node: built-ins, bare specifiers, other directories, require()) goes to the default resolver.
 import type nodeModuleType from 'node:module';
 
-/** A specifier esbuild writes for a sibling chunk: './' and a file name, no directory. */
+/** A specifier the build writes for a sibling chunk: './' and a file name, no directory. */
 const CHUNK_SPECIFIER = /^\.\/[\w.-]+\.js$/;
 
 interface ResolveContext {

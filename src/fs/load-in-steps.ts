@@ -8,7 +8,7 @@
 // sent between steps, while the database works on the other core.
 //
 // The steps come from the build (scripts/build.mjs writes load-steps.json beside the bundle from
-// esbuild's metafile): chunks in the order the import itself would run them, each after the
+// the merged chunks' imports): chunks in the order the import itself would run them, each after the
 // chunks it imports, so nothing runs before its own imports. Unbundled (build/src) there is no
 // such file and nothing is loaded ahead: the command's own import loads it all, as before.
 import { readFileSync } from 'node:fs';

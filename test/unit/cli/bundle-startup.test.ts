@@ -1,6 +1,6 @@
 // What keeps the bundle's start-up light (peak RSS of `get`, docs/performance.md): bin.ts's
 // resolve hook for the bundle's own chunks (src/bundle-resolve.ts), built-ins taken without their ES
-// module facade, and the banner only in the chunks that use it (scripts/builtins-direct.mjs). Runs against the built bundle (`npm run build`).
+// module facade, and one definition of what takes them (scripts/builtins-direct.mjs, scripts/build.mjs). Runs against the built bundle (`npm run build`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -68,29 +68,24 @@ process.on('exit', () => process.stderr.write('default-resolved=' + [...seen].jo
   }
 });
 
-test('the banner (require() and __mcpTasksBuiltin) is only in the chunks that use it, and in the one with esbuild\'s __require', () => {
-  const banner = "import { createRequire as __mcpTasksCreateRequire } from 'node:module'; let __mcpTasksRequire; const __mcpTasksBuiltin = (id) => globalThis.process.getBuiltinModule?.(id) ?? (__mcpTasksRequire ??= __mcpTasksCreateRequire(import.meta.url))(id); const require = __mcpTasksBuiltin;";
+test('built-ins and require() come from one definition of __mcpTasksBuiltin, imported by every other chunk that takes one', () => {
+  // scripts/build.mjs: esbuild's chunks import it from one module, which the merge keeps once.
   const files = readdirSync(bundle).filter((f) => f.endsWith('.js'));
-  let withRuntime = 0;
-  let without = 0;
-  for (const name of files) {
-    const text = readFileSync(join(bundle, name), 'utf8');
-    const hasBanner = text.startsWith(banner);
-    const body = hasBanner ? text.slice(banner.length) : text;
-    if (/\bvar __require\b/.test(body)) {
-      withRuntime++;
-      assert.ok(hasBanner, `${name} defines __require: it keeps the banner`);
-    }
-    if (/\brequire\b|__mcpTasksBuiltin/.test(body)) {
-      assert.ok(hasBanner, `${name} names require or takes a built-in: it keeps the banner`);
-    } else {
-      assert.ok(!hasBanner, `${name} never names require nor takes a built-in: no banner`);
-      without++;
-    }
-    assert.ok(!body.includes('__mcpTasksCreateRequire'), `${name}: the banner at most once, at the top`);
+  const defining = files.filter((f) => readFileSync(join(bundle, f), 'utf8').includes('const __mcpTasksBuiltin='));
+  assert.equal(defining.length, 1, `one chunk defines __mcpTasksBuiltin (${defining.join(' ')})`);
+  const home = defining[0]!;
+  const text = readFileSync(join(bundle, home), 'utf8');
+  assert.equal(text.split('var __require=').length - 1, 1, `${home} holds esbuild's __require, whose require() is __mcpTasksBuiltin`);
+  assert.match(text, /var __require=\(x=>typeof __mcpTasksBuiltin!=="undefined"\?__mcpTasksBuiltin/);
+  let importing = 0;
+  for (const name of files.filter((f) => f !== home)) {
+    const body = readFileSync(join(bundle, name), 'utf8');
+    assert.ok(!body.includes('var __require='), `${name}: esbuild's __require only in ${home}`);
+    if (!body.includes('__mcpTasksBuiltin("node:')) continue;
+    importing++;
+    assert.match(body, new RegExp(`import\\{[^}]*\\bas __mcpTasksBuiltin\\b[^}]*\\}from"\\./${home.replace(/[.]/g, '\\.')}"`), `${name} imports __mcpTasksBuiltin from ${home}`);
   }
-  assert.equal(withRuntime, 1, 'one chunk holds esbuild\'s __require');
-  assert.ok(without > 0, `chunks that need nothing of Node carry no banner (${without} of ${files.length})`);
+  assert.ok(importing > 5, `chunks take their built-ins from ${home} (${importing})`);
 });
 
 test('no chunk imports a Node built-in statically (node:module and namespace imports aside): each comes from __mcpTasksBuiltin', () => {
@@ -129,6 +124,14 @@ process.on('exit', () => process.stderr.write('function-compiles=' + n + '\\n'))
   assert.equal(/function-compiles=(\d+)/.exec(r.stderr)?.[1], '0', r.stderr);
 });
 
+/** The chunk that holds a lazily loaded source module: the last of its steps (scripts/build.mjs writes load-steps.json). */
+function chunkOf(source: string): string {
+  const steps = JSON.parse(readFileSync(join(bundle, 'load-steps.json'), 'utf8')) as Record<string, string[]>;
+  const chunk = steps[source]?.at(-1);
+  assert.ok(chunk, `load-steps.json names the chunk of ${source}`);
+  return chunk;
+}
+
 /** The bundle's chunks a chunk loads before it runs: its static imports, transitively (dynamic import() is loaded only when used). */
 function staticClosure(entry: string): Set<string> {
   const seen = new Set<string>();
@@ -142,15 +145,16 @@ function staticClosure(entry: string): Set<string> {
 }
 
 test('`list` and `show` load no zod (so none of the SDK\'s schemas): they only print what the store holds, and zod alone costs ~13 ms of a start', () => {
-  const entry = readdirSync(bundle).find((f) => /^vault-view-[\w]+\.js$/.test(f));
-  assert.ok(entry, 'the bundle has the vault-view chunk');
+  const entry = chunkOf('src/cli/commands/vault-view.ts');
   const loaded = staticClosure(entry);
   assert.ok(loaded.size > 5, `the closure follows imports (${loaded.size} chunks)`);
+  // scripts/merge-chunks.mjs: esbuild alone made this 44 chunks (and 48 on the team store).
+  assert.ok(loaded.size <= 20, `\`list\` loads few chunks: each costs about half a millisecond (${loaded.size})`);
   for (const name of loaded) {
     const text = readFileSync(join(bundle, name), 'utf8');
     assert.doesNotMatch(text, /\$ZodType|ZodError/, `${name} (loaded by ${entry}) holds zod`);
   }
   // The check itself: `get` does load zod (it validates server messages).
-  const get = readdirSync(bundle).find((f) => /^get-[\w]+\.js$/.test(f))!;
+  const get = chunkOf('src/cli/commands/get.ts');
   assert.ok([...staticClosure(get)].some((n) => /\$ZodType|ZodError/.test(readFileSync(join(bundle, n), 'utf8'))), 'get\'s closure holds zod');
 });
