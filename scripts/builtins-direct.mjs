@@ -70,19 +70,36 @@ export function takeBuiltinsDirect(outdir, metafile, banner) {
  * through a rewritten chunk stops the build rather than fail at run time.
  */
 function assertNoCycleThrough(rewritten, outputs) {
+  const staticImports = (file) => (outputs[file]?.imports ?? []).filter((dep) => dep.kind === 'import-statement' && !dep.external).map((dep) => dep.path);
+  const cycle = importCycle(Object.keys(outputs), staticImports, (c) => c.some((f) => rewritten.has(f)));
+  if (cycle) throw new Error(`builtins-direct: chunks import each other (${cycle.join(' → ')}); a rewritten built-in import could be read before its chunk ran`);
+}
+
+/**
+ * The first import cycle among `files` (following `importsOf`) that `counts`, as the files around
+ * it, the first repeated at the end; undefined when there is none. Also used by merge-chunks.mjs.
+ */
+export function importCycle(files, importsOf, counts = () => true) {
   const state = new Map();
   const visit = (file, trail) => {
-    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'done') return undefined;
     if (state.get(file) === 'open') {
-      const cycle = trail.slice(trail.indexOf(file));
-      if (cycle.some((f) => rewritten.has(f))) throw new Error(`builtins-direct: chunks import each other (${cycle.join(' → ')}); a rewritten built-in import could be read before its chunk ran`);
-      return;
+      const cycle = [...trail.slice(trail.indexOf(file)), file];
+      return counts(cycle) ? cycle : undefined;
     }
     state.set(file, 'open');
-    for (const dep of outputs[file]?.imports ?? []) if (dep.kind === 'import-statement' && !dep.external) visit(dep.path, [...trail, file]);
+    for (const dep of importsOf(file)) {
+      const found = visit(dep, [...trail, file]);
+      if (found) return found;
+    }
     state.set(file, 'done');
+    return undefined;
   };
-  for (const file of Object.keys(outputs)) visit(file, []);
+  for (const file of files) {
+    const found = visit(file, []);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**

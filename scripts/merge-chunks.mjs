@@ -17,6 +17,7 @@
 // esbuild's metafile).
 import { rollup } from 'rollup';
 import { transform } from 'esbuild';
+import { importCycle } from './builtins-direct.mjs';
 import { isBuiltin } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { relative, sep } from 'node:path';
@@ -68,13 +69,6 @@ export async function mergeChunks({ root, stageDir, outdir, metafile }) {
  * one's top ran: none today, and one stops the build rather than fail at run time.
  */
 function assertNoCycle(graph) {
-  const state = new Map();
-  const visit = (file, trail) => {
-    if (state.get(file) === 'done') return;
-    if (state.get(file) === 'open') throw new Error(`merge-chunks: chunks import each other (${[...trail.slice(trail.indexOf(file)), file].join(' → ')})`);
-    state.set(file, 'open');
-    for (const dep of graph.get(file)?.imports ?? []) visit(dep, [...trail, file]);
-    state.set(file, 'done');
-  };
-  for (const file of graph.keys()) visit(file, []);
+  const cycle = importCycle(graph.keys(), (file) => graph.get(file)?.imports ?? []);
+  if (cycle) throw new Error(`merge-chunks: chunks import each other (${cycle.join(' → ')})`);
 }

@@ -158,3 +158,17 @@ test('`list` and `show` load no zod (so none of the SDK\'s schemas): they only p
   const get = chunkOf('src/cli/commands/get.ts');
   assert.ok([...staticClosure(get)].some((n) => /\$ZodType|ZodError/.test(readFileSync(join(bundle, n), 'utf8'))), 'get\'s closure holds zod');
 });
+
+test('the build finds an import cycle among chunks, and only the kind it is asked about (scripts/builtins-direct.mjs importCycle)', async () => {
+  // The merge and the built-in rewrite both stop the build on one (a const taken at a chunk's top
+  // could be read before that chunk ran); this is the check they share.
+  type ImportCycle = (files: Iterable<string>, importsOf: (file: string) => string[], counts?: (cycle: string[]) => boolean) => string[] | undefined;
+  const { importCycle } = (await import(pathToFileURL(join(root, 'scripts', 'builtins-direct.mjs')).href)) as { importCycle: ImportCycle };
+  const graph: Record<string, string[]> = { 'bin.js': ['a.js'], 'a.js': ['b.js', 'd.js'], 'b.js': ['c.js'], 'c.js': ['a.js'], 'd.js': [] };
+  const importsOf = (f: string) => graph[f] ?? [];
+  assert.deepEqual(importCycle(Object.keys(graph), importsOf), ['a.js', 'b.js', 'c.js', 'a.js']);
+  assert.equal(importCycle(Object.keys(graph), importsOf, (cycle) => cycle.includes('d.js')), undefined);
+  assert.equal(importCycle(['d.js'], importsOf), undefined);
+  graph['c.js'] = [];
+  assert.equal(importCycle(Object.keys(graph), importsOf), undefined, 'no cycle once c.js stops importing a.js');
+});
