@@ -161,19 +161,18 @@ const alreadyLoaded = new Set([...staticOrder(chunkOf('src/bin.ts')), ...staticO
 const steps = {};
 for (const [file, chunk] of merged) {
   if (alreadyLoaded.has(file)) continue;
-  for (const entry of chunk.entries) {
-    const list = [];
-    let bytes = 0;
-    for (const f of staticOrder(file)) {
-      if (alreadyLoaded.has(f)) continue;
-      bytes += merged.get(f).bytes;
-      if (bytes >= STEP_BYTES || f === file) {
-        list.push(f);
-        bytes = 0;
-      }
+  const list = [];
+  let bytes = 0;
+  for (const f of staticOrder(file)) {
+    if (alreadyLoaded.has(f)) continue;
+    bytes += merged.get(f).bytes;
+    if (bytes >= STEP_BYTES || f === file) {
+      list.push(f);
+      bytes = 0;
     }
-    steps[entry] = list;
   }
+  // A merged chunk may hold several lazily loaded modules (get, watch, cancel…): the same steps.
+  for (const entry of chunk.entries) steps[entry] = list;
 }
 writeFileSync(`${outdir}/load-steps.json`, `${JSON.stringify(steps)}\n`);
 

@@ -7,12 +7,12 @@
 // crypto's load webcrypto. A require() from CommonJS builds none. With the stdin change in
 // src/bin.ts, a `list` starts about 10 ms sooner on Node 22 and 24 (whole processes, old build
 // against new; docs/performance.md). process.getBuiltinModule (Node 20.16+, 22.3+) returns the
-// module itself; on Node 20.12 to 20.15 the banner's fallback is a require() through
-// createRequire, made on first use (before, every chunk with the banner made one as it loaded).
+// module itself; on Node 20.12 to 20.15 __mcpTasksBuiltin falls back to a require() through
+// createRequire, made on first use (scripts/build.mjs writes its one definition, builtin.js).
 //
 // How: after esbuild writes the chunks, each static import of a built-in, default or named,
 // becomes a const at the top of its chunk (`const { readFileSync } = __mcpTasksBuiltin('node:fs')`),
-// where the import was hoisted to before. node:module stays an import (the banner's own, and its
+// where the import was hoisted to before. node:module stays an import (builtin.js's own, and its
 // facade reads no getter); so do namespace imports (`import * as`), whose object differs from the
 // module's exports by its `default`. Checked against esbuild's metafile: a built-in the metafile
 // names that the text does not show, or the reverse, stops the build.
@@ -56,8 +56,7 @@ export function takeBuiltinsDirect(outdir, metafile, banner) {
       rewritten.add(file);
       body = `const ${consts.join(',')};${body}`;
     }
-    // The banner only where something calls it: each createRequire (the fallback) builds a
-    // CommonJS Module with its node_modules lookup paths.
+    // The banner (an import of builtin.js) only where something calls what it imports.
     const used = consts.length > 0 || /\brequire\b/.test(body);
     writeFileSync(path, used ? `${banner}\n${body}` : body);
   }
