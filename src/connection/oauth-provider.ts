@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { OAuthClientProvider, OAuthDiscoveryState, StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
 import { SignInError } from './connection-errors.js';
 import { holdFileLockAsync } from '../fs/atomic-file.js';
+import { finishBeforeExit } from '../fs/own-process.js';
 import { comparePrincipals, OtherPrincipalError, sameIssuer, type Principal } from '../tasks/principal.js';
 import { readSignIn, signInPath, writeSignIn, type MachineCredentials, type SignInRecord, type StoredTokens } from './oauth-store.js';
 
@@ -32,7 +33,8 @@ export const canSignInInPlace = (env: NodeJS.ProcessEnv, tty: boolean) => Boolea
 
 function openInBrowser(url: string, plan: BrowserPlan, io: Pick<SignInIO, 'env' | 'platform' | 'debug'>): void {
   if (plan.mode === 'print') return;
-  void import('../open-url.js').then(({ openerFor, openUrl }) => openUrl(openerFor(url, io.platform, plan.mode === 'browser-env' ? io.env.BROWSER : undefined), io.env, io.debug));
+  // Finished even by a command that ends first: a browser half-started is worse than none.
+  finishBeforeExit(import('../open-url.js').then(({ openerFor, openUrl }) => openUrl(openerFor(url, io.platform, plan.mode === 'browser-env' ? io.env.BROWSER : undefined), io.env, io.debug)));
 }
 
 /** The loopback redirect target: 127.0.0.1 on a random (or the previously registered) port. */

@@ -1,7 +1,7 @@
 // What locks, temporary names and the built-in demo server need of the operating system's process
 // table: this process's pid and start time, whether another pid is alive, the platform, the node
 // binary and its major version, and a monotonic clock for spans of time (a timeout's running time,
-// the vault's own timing). They are facts of the running process, not of the user's environment
+// the vault's own timing); and what runs as it exits, or must finish before it does. They are facts of the running process, not of the user's environment
 // (env, argv, stdio, cwd and the wall clock that records and messages carry come from the
 // Context), so below cli/ they are read here and nowhere else (check:architecture holds every
 // other module to that).
@@ -46,4 +46,24 @@ export const runtimeId = `${process.version} ${process.arch}`;
 /** Run `fn` as this process exits, however it ends normally (synchronous work only). */
 export function atOwnExit(fn: () => void): void {
   process.once('exit', fn);
+}
+
+const unfinished = new Set<Promise<void>>();
+
+/**
+ * Work a command leaves running when it returns that the process must still finish: the bin
+ * exits as soon as the command returns (bin.ts), so work nobody awaits is cut off unless it is
+ * named here. Failures are the work's own business: it is only waited for.
+ */
+export function finishBeforeExit(work: Promise<unknown>): void {
+  const settled: Promise<void> = work.then(
+    () => void unfinished.delete(settled),
+    () => void unfinished.delete(settled),
+  );
+  unfinished.add(settled);
+}
+
+/** Settles when every piece of work given to finishBeforeExit has, including any it started meanwhile. */
+export async function unfinishedWork(): Promise<void> {
+  while (unfinished.size > 0) await Promise.all(unfinished);
 }

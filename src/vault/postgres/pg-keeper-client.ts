@@ -14,7 +14,7 @@ import { createConnection, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDir } from '../../fs/atomic-file.js';
-import { nodeBinary, osPlatform } from '../../fs/own-process.js';
+import { finishBeforeExit, nodeBinary, osPlatform } from '../../fs/own-process.js';
 import { DatabaseSilent, patientTimer } from './pg-patient.js';
 import { decodeValue, encodeValue, keeperEnv, keeperSocketPath, keepMs, lineReader, mapRows, type WireError } from './pg-keeper-wire.js';
 
@@ -219,7 +219,8 @@ export async function keptPool(home: string, url: string, env: NodeJS.ProcessEnv
   });
   if (!reached) {
     sock.destroy();
-    void startKeeper(socket, url, env);
+    // Started while the command goes on; a command that ends first still starts it.
+    finishBeforeExit(startKeeper(socket, url, env));
     return undefined;
   }
   return new KeeperPool(new KeeperLink(sock, waitMs), direct);
