@@ -65,44 +65,44 @@ export function boundedFetch(server: string, inner: Fetch = fetch, onFault?: OnR
     // SSE lines end with CRLF, LF or CR; an empty line ends an event.
     let atLineStart = true;
     let lastWasCR = false;
-    const counter = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (!sse) {
-          if (total > RESPONSE_BOUNDS.jsonBodyBytes) {
-            controller.error(fail(`an answer body larger than ${mib(RESPONSE_BOUNDS.jsonBodyBytes)} (the bound for one answer body)`));
-            return;
-          }
-          controller.enqueue(chunk);
-          return;
+    /** The bound a chunk breaks, counted with all before it; undefined while within them. */
+    const breaks = (chunk: Uint8Array): ResponseTooLargeError | undefined => {
+      total += chunk.byteLength;
+      if (!sse) return total > RESPONSE_BOUNDS.jsonBodyBytes ? fail(`an answer body larger than ${mib(RESPONSE_BOUNDS.jsonBodyBytes)} (the bound for one answer body)`) : undefined;
+      // The standalone GET stream lives as long as the session; only its events are bounded.
+      if (method === 'POST' && total > RESPONSE_BOUNDS.requestStreamBytes) return fail(`more than ${mib(RESPONSE_BOUNDS.requestStreamBytes)} on one request's event stream (the bound for one request's stream)`);
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i]!;
+        if (b === 0x0a && lastWasCR) {
+          lastWasCR = false;
+          continue;
         }
-        // The standalone GET stream lives as long as the session; only its events are bounded.
-        if (method === 'POST' && total > RESPONSE_BOUNDS.requestStreamBytes) {
-          controller.error(fail(`more than ${mib(RESPONSE_BOUNDS.requestStreamBytes)} on one request's event stream (the bound for one request's stream)`));
-          return;
+        lastWasCR = b === 0x0d;
+        if (b === 0x0a || b === 0x0d) {
+          if (atLineStart) eventBytes = 0;
+          atLineStart = true;
+        } else {
+          atLineStart = false;
+          eventBytes++;
         }
-        for (let i = 0; i < chunk.length; i++) {
-          const b = chunk[i]!;
-          if (b === 0x0a && lastWasCR) {
-            lastWasCR = false;
-            continue;
-          }
-          lastWasCR = b === 0x0d;
-          if (b === 0x0a || b === 0x0d) {
-            if (atLineStart) eventBytes = 0;
-            atLineStart = true;
-          } else {
-            atLineStart = false;
-            eventBytes++;
-          }
-        }
-        if (eventBytes > RESPONSE_BOUNDS.sseEventBytes) {
-          controller.error(fail(`an event-stream event larger than ${mib(RESPONSE_BOUNDS.sseEventBytes)} (the bound for one SSE event)`));
-          return;
-        }
-        controller.enqueue(chunk);
+      }
+      return eventBytes > RESPONSE_BOUNDS.sseEventBytes ? fail(`an event-stream event larger than ${mib(RESPONSE_BOUNDS.sseEventBytes)} (the bound for one SSE event)`) : undefined;
+    };
+    // Read chunk by chunk rather than piped through a TransformStream: a pipe that ends releases
+    // its writer, and Node's first release of a web stream's lock builds a whole new JavaScript
+    // context (for a side-effect-free regular expression), 1 to 1.5 ms and its memory, once a process.
+    const source = response.body.getReader();
+    const counted = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await source.read();
+        if (done) return controller.close();
+        const broken = breaks(value);
+        if (!broken) return controller.enqueue(value);
+        controller.error(broken);
+        await source.cancel(broken).catch(() => {});
       },
+      cancel: (reason) => source.cancel(reason),
     });
-    return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

@@ -69,3 +69,34 @@ test('a JSON body past the bound fails whether or not it declares its length', a
     }
   }
 });
+
+test('past a bound the server\'s connection is let go, not read on; a reader that stops early lets it go too', async () => {
+  for (const stopEarly of [false, true]) {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((r) => (closed = r));
+    // An endless event stream, one 1 MiB event after another: only its reader's end stops it.
+    const s = await serve((res) => {
+      res.on('close', closed);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = `data: ${'z'.repeat(MiB)}\n\n`;
+      const more = () => {
+        while (!res.destroyed && res.write(event));
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+    });
+    try {
+      const r = await boundedFetch('t')(s.url, { method: 'POST', body: '{}' });
+      if (stopEarly) {
+        const reader = r.body!.getReader();
+        assert.equal((await reader.read()).done, false);
+        await reader.cancel();
+      } else {
+        await assert.rejects(readAll(r), (e: unknown) => e instanceof ResponseTooLargeError && /one request's stream/.test(e.message));
+      }
+      await serverSawClose;
+    } finally {
+      await s.close();
+    }
+  }
+});
