@@ -1,10 +1,10 @@
 // What locks, temporary names and the built-in demo server need of the operating system's process
 // table: this process's pid and start time, whether another pid is alive, the platform, the node
 // binary and its major version, and a monotonic clock for spans of time (a timeout's running time,
-// the vault's own timing); and what runs as it exits, or must finish before it does. They are facts of the running process, not of the user's environment
-// (env, argv, stdio, cwd and the wall clock that records and messages carry come from the
-// Context), so below cli/ they are read here and nowhere else (check:architecture holds every
-// other module to that).
+// the vault's own timing); and what runs as it exits, or must finish before it does. They are
+// facts of the running process, not of the user's environment (env, argv, stdio, cwd and the wall
+// clock that records and messages carry come from the Context), so below cli/ they are read here
+// and nowhere else (check:architecture holds every other module to that).
 
 /** This process's pid: the owner written into lock files and temporary names. */
 export const ownPid: number = process.pid;
