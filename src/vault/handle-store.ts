@@ -69,6 +69,11 @@ export interface HandleStore {
    * (`list --follow`, `watch --active`); `listening` is called once the store listens.
    */
   follow?(onChange: (rec: VaultRecord) => void, signal: AbortSignal, listening?: () => void): Promise<void>;
+  /**
+   * Whether a read is answered within a millisecond or two: the file vault, or the team store
+   * through its connection keeper; false when each statement crosses the network to the database.
+   */
+  answersNearby(): Promise<boolean>;
   /** Release what the engine holds open (a database connection). */
   close(): Promise<void>;
 }
@@ -126,6 +131,9 @@ export class FileHandleStore implements HandleStore {
   }
   async resolve(ref: string) {
     return this.vault.resolve(ref);
+  }
+  async answersNearby() {
+    return true;
   }
   async unsettledSameIntent(rec: IntentOf) {
     return this.vault.unsettledSameIntent(rec);

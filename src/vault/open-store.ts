@@ -36,6 +36,7 @@ function lazyTeamStore(url: string, env: NodeJS.ProcessEnv, home: string, rows: 
     count: call('count'),
     follow: call('follow'),
     resolve: call('resolve'),
+    answersNearby: call('answersNearby'),
     unsettledSameIntent: call('unsettledSameIntent'),
     merge: call('merge'),
     bulkInsert: call('bulkInsert'),

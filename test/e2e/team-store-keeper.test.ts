@@ -20,6 +20,7 @@ import { startCluster, type TestCluster } from '../helpers/postgres.js';
 
 const TEAM_KEY = 'team-key-for-tests-0123456789';
 const KEEPER_CLIENT = fileURLToPath(new URL('../../src/vault/postgres/pg-keeper-client.js', import.meta.url));
+const OPEN_STORE = fileURLToPath(new URL('../../src/vault/open-store.js', import.meta.url));
 
 let cluster: TestCluster;
 let demo: DemoServer;
@@ -164,6 +165,28 @@ describe('the team store\'s connection keeper', () => {
     assert.deepEqual(off.keeper, { used: false, keepSeconds: 0 });
     const words = await h.run(['store', 'status'], { env, spawn: true });
     assert.match(words.stdout, /connection keeper: in use; it leaves 300 s after the last command/);
+  });
+
+  test('a store reached through its keeper answers nearby (a command loads no session modules beside its read); without the keeper it does not; the file vault does', async () => {
+    const { env, h } = await keptStore();
+    const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach'], { env, spawn: true });
+    assert.equal(made.code, 0, made.stderr);
+    await keeperListening(h.dir);
+    const script = `
+      const { openHandleStore } = await import(${JSON.stringify(OPEN_STORE)});
+      const store = openHandleStore(${JSON.stringify(h.dir)}, process.env, { render: () => '' });
+      console.log(store.engine + ' ' + (await store.answersNearby()));
+      await store.close();`;
+    const ask = (extra: Record<string, string | undefined>) => new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('close', () => resolve(out.trim()));
+    });
+    assert.equal(await ask({}), 'postgres true');
+    assert.equal(await ask({ MCP_TASKS_STORE_KEEP: '0' }), 'postgres false');
+    assert.equal(await ask({ MCP_TASKS_STORE: undefined }), 'files true');
   });
 
   test('the keeper holds no team key and no other secret of the command\'s environment, none in its arguments either; only this user reaches its socket', async () => {
