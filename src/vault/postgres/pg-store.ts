@@ -484,11 +484,11 @@ export class PgHandleStore implements HandleStore {
     });
   }
 
-  /** A row that does not open with the team key is an error when read, not a mark: none to list. */
   async answersNearby(): Promise<boolean> {
     return throughKeeper(await this.pool());
   }
 
+  /** A row that does not open with the team key is an error when read, not a mark: none to list. */
   async damagedHops(): Promise<Set<string>> {
     return new Set();
   }
