@@ -167,7 +167,7 @@ describe('the team store\'s connection keeper', () => {
     assert.match(words.stdout, /connection keeper: in use; it leaves 300 s after the last command/);
   });
 
-  test('a store reached through its keeper says its reads are answered nearby (so a command loads no session modules beside them); without the keeper it says not; the file vault says so', async () => {
+  test('a store reached through its keeper says its reads are answered nearby; without the keeper it says not; the file vault says so', async () => {
     const { env, h } = await keptStore();
     const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach'], { env, spawn: true });
     assert.equal(made.code, 0, made.stderr);
