@@ -35,6 +35,9 @@ export const STORE_COMMANDS = new Map(
   }).map(([command, module]) => [command, `src/cli/commands/${module}.ts`]),
 );
 
+/** The commands whose first operand is a task ref, the first thing they look up in the store. */
+const REF_COMMANDS = new Set(['get', 'watch', 'answer', 'cancel', 'show']);
+
 export async function main(argv: string[], io: ProcessIO): Promise<number> {
   let ctx: Context | undefined;
   let exitCode: number = ExitCode.Ok;
@@ -62,7 +65,9 @@ export async function main(argv: string[], io: ProcessIO): Promise<number> {
     const globals = action.optsWithGlobals() as GlobalOptions;
     // A team store opens while the command's modules load (its connection, its key): a command line that parsed will use it.
     const storeModule = io.env.MCP_TASKS_STORE && action.parent === program ? STORE_COMMANDS.get(action.name()) : undefined;
-    const kept = storeModule ? await import('./vault/postgres/pg-connect.js').then((m) => m.warmTeamStore(resolveHome(globals.home, io.env, io.platform), io.env)).catch(() => false) : false;
+    // The ref a command looks up first is looked up as the store opens (not `-`: stdin is read later).
+    const ref = REF_COMMANDS.has(action.name()) && action.args[0] !== '-' ? action.args[0] : undefined;
+    const kept = storeModule ? await import('./vault/postgres/pg-connect.js').then((m) => m.warmTeamStore(resolveHome(globals.home, io.env, io.platform), io.env, ref)).catch(() => false) : false;
     if (wantsColor(globals, io)) await (await import('./output/render.js')).loadColor(colorLevel(io.env));
     // The command's modules, a step at a time while the store's connection opens (on Node 22+);
     // at once through a connection keeper, whose answers come too soon for steps to gain anything.

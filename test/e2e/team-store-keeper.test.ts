@@ -37,20 +37,56 @@ after(async () => {
   await cluster?.stop();
 });
 
-/** A TCP relay to the database that counts the connections it is asked for. */
+/** A TCP relay to the database that counts the connections it is asked for, and keeps the text of every statement sent through it. */
 interface Relay {
   port: number;
   connections: number;
+  statements: string[];
   close(): Promise<void>;
+}
+
+/**
+ * The statements in a client's stream of the PostgreSQL protocol: a simple query's text ('Q'),
+ * an extended query's as parsed ('P'). The first message has no type byte (a start-up message,
+ * or a request for TLS, answered before the start-up message comes).
+ */
+function statementReader(found: (text: string) => void): (chunk: Buffer) => void {
+  let buf = Buffer.alloc(0);
+  let started = false;
+  return (chunk) => {
+    buf = Buffer.concat([buf, chunk]);
+    for (;;) {
+      if (!started) {
+        if (buf.length < 8) return;
+        const len = buf.readInt32BE(0);
+        if (buf.length < len) return;
+        started = buf.readInt32BE(4) !== 80877103; // a TLS request is followed by the start-up message
+        buf = buf.subarray(len);
+        continue;
+      }
+      if (buf.length < 5) return;
+      const type = String.fromCharCode(buf[0]!);
+      const len = buf.readInt32BE(1);
+      if (buf.length < 1 + len) return;
+      const body = buf.subarray(5, 1 + len);
+      if (type === 'Q') found(body.subarray(0, body.indexOf(0)).toString('utf8'));
+      if (type === 'P') {
+        const afterName = body.indexOf(0) + 1;
+        found(body.subarray(afterName, body.indexOf(0, afterName)).toString('utf8'));
+      }
+      buf = buf.subarray(1 + len);
+    }
+  };
 }
 
 async function relayTo(port: number): Promise<Relay> {
   const open = new Set<Socket>();
-  const relay: Relay = { port: 0, connections: 0, close: async () => {} };
+  const relay: Relay = { port: 0, connections: 0, statements: [], close: async () => {} };
   const server: Server = createServer((client) => {
     relay.connections++;
     const upstream = createConnection({ host: '127.0.0.1', port });
     open.add(client).add(upstream);
+    client.on('data', statementReader((text) => relay.statements.push(text)));
     client.pipe(upstream).pipe(client);
     const end = () => {
       client.destroy();
@@ -69,13 +105,13 @@ async function relayTo(port: number): Promise<Relay> {
 }
 
 /** A fresh database with the schema, reached through a counting relay; a home set up for it. */
-async function keptStore(): Promise<{ url: string; env: Record<string, string>; relay: Relay; h: TestHome }> {
+async function keptStore(teamKey = TEAM_KEY): Promise<{ url: string; env: Record<string, string>; relay: Relay; h: TestHome }> {
   const direct = new URL(await cluster.newDatabase(`keeper_${++dbs}`));
   const relay = await relayTo(Number(direct.port));
   relays.push(relay);
   direct.port = String(relay.port);
   const url = direct.toString();
-  const env = { MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: TEAM_KEY };
+  const env = { MCP_TASKS_STORE: url, MCP_TASKS_TEAM_KEY: teamKey };
   const h = await homeWithServer('demo-http', demo.url);
   await h.ok(['store', 'init'], { env });
   return { url, env, relay, h };
@@ -187,6 +223,50 @@ describe('the team store\'s connection keeper', () => {
     assert.equal(await ask({}), 'postgres true');
     assert.equal(await ask({ MCP_TASKS_STORE_KEEP: '0' }), 'postgres false');
     assert.equal(await ask({ MCP_TASKS_STORE: undefined }), 'files true');
+  });
+
+  test('through its keeper, `get <ref>` reads the meta row and looks the ref up in one statement; a store made again since (a new salt) is looked up again with its own keys', async () => {
+    const gen = await (await homeWithServer('demo-http', demo.url)).run(['store', 'keygen']);
+    assert.equal(gen.code, 0, gen.stderr);
+    const { url, env, relay, h } = await keptStore(gen.stdout.trim());
+    const made = await h.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach', '--label', 'kept=k1'], { env, spawn: true });
+    assert.equal(made.code, 0, made.stderr);
+    await keeperListening(h.dir);
+    const meta = (text: string) => text.includes('mcp_tasks_meta');
+    const lookup = (text: string) => text.includes('mcp_tasks_hints') && / AS via/.test(text);
+    const getK = async (ref: string) => {
+      relay.statements.length = 0;
+      const got = await h.run(['--json', 'get', ref], { env, spawn: true });
+      return { got, statements: [...relay.statements] };
+    };
+
+    const first = await getK('k1');
+    assert.equal(first.got.code, 0, first.got.stderr);
+    assert.equal(parseJsonDoc(first.got.stdout).status, 'working');
+    const both = first.statements.filter(meta);
+    assert.equal(both.length, 1, `the meta row was read by ${both.length} statements:\n${first.statements.join('\n')}`);
+    assert.ok(lookup(both[0]!), `the meta row's statement does not look the ref up: ${both[0]}`);
+    assert.equal(first.statements.filter(lookup).length, 1, `the ref was looked up more than once:\n${first.statements.join('\n')}`);
+
+    // The store made again under the same key (a new salt), from another home: this home still remembers the old salt.
+    const admin = new pg.Client(url);
+    await admin.connect();
+    try {
+      await admin.query('DROP TABLE mcp_tasks_hints, mcp_tasks_records, mcp_tasks_meta');
+    } finally {
+      await admin.end();
+    }
+    const none = await h.run(['--json', 'get', 'k1'], { env, spawn: true });
+    assert.equal(none.code, 9, none.stderr);
+    assert.match(none.stdout, /no mcp-tasks schema/);
+    const other = await homeWithServer('demo-http', demo.url);
+    await other.ok(['store', 'init'], { env });
+    const again = await other.run(['--json', 'call', 'demo-http', 'slow_compute', 'seconds=60', '--detach', '--label', 'kept=k2'], { env, spawn: true });
+    assert.equal(again.code, 0, again.stderr);
+    const second = await getK('k2');
+    assert.equal(second.got.code, 0, second.got.stderr);
+    assert.equal(parseJsonDoc(second.got.stdout).status, 'working');
+    assert.equal(second.statements.filter(lookup).length, 2, `expected the ref looked up again with the store's own keys:\n${second.statements.join('\n')}`);
   });
 
   test('the keeper holds no team key and no other secret of the command\'s environment, none in its arguments either; only this user reaches its socket', async () => {

@@ -8,8 +8,9 @@
 // the store's salt as this home last saw it (<home>/team-stores.json: salt and cost only, which
 // anyone who can read the database sees anyway), while the driver loads, connects and reads the meta row; the database's salt still
 // decides, and its key check. main begins this as soon as a command line that uses the store has
-// parsed (warmTeamStore), so it overlaps the command's own start-up. Small on purpose: the
-// opening must not wait for the modules the command itself loads.
+// parsed (warmTeamStore), so it overlaps the command's own start-up; through a keeper, the task
+// ref the command names is looked up in the meta row's statement. Small on purpose: the opening
+// must not wait for the modules the command itself loads.
 import { scrypt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import { loadPg } from './pg-driver.js';
 import { patientClient } from './pg-patient.js';
 import { isTeamStoreUrl, redactStoreUrl } from './store-url.js';
 import { keptPool, throughKeeper, type StorePool, type StoreQuery } from './pg-keeper-client.js';
+import { deriveKeys, metaAndRefLookup, type FoundRow } from './pg-lookup.js';
 
 /** The highest scrypt cost a store (or the salt cache) may ask for: 2^20 needs 1 GiB. */
 const MAX_SCRYPT_N = 2 ** 20;
@@ -118,14 +120,33 @@ export async function poolFor(url: string, env: NodeJS.ProcessEnv, home: string)
   return p;
 }
 
+/** No mcp-tasks schema: the meta table does not exist. */
+const noSchema = (err: unknown): undefined => {
+  if ((err as { code?: string }).code === '42P01') return undefined;
+  throw err;
+};
+
 /** The store's meta row; none where there is no schema yet. One round trip; never inside a transaction that must survive it. */
 export async function readMeta(c: StoreQuery): Promise<Meta | undefined> {
-  try {
-    return (await c.query<Meta>('SELECT schema_version, key_salt, key_n, key_check FROM mcp_tasks_meta WHERE id = 1')).rows[0];
-  } catch (err) {
-    if ((err as { code?: string }).code === '42P01') return undefined;
-    throw err;
-  }
+  return c.query<Meta>('SELECT schema_version, key_salt, key_n, key_check FROM mcp_tasks_meta WHERE id = 1').then((r) => r.rows[0], noSchema);
+}
+
+/**
+ * The meta row, and the records a ref names looked up with the keys of the salt this home saw
+ * last: one statement. Only its keyed hashes leave; the store takes the records only if the
+ * database's salt and key check give the same keys (pg-store.ts), and looks again otherwise.
+ */
+function readMetaAndRef(c: StoreQuery, master: Buffer, ref: string): { meta: Promise<Meta | undefined>; refRead: RefRead } {
+  const keys = deriveKeys(master);
+  const { text, values } = metaAndRefLookup(keys, ref);
+  const both = c.query<FoundRow & { n: number | null }>(text, values);
+  const meta = both.then((r) => {
+    const m = r.rows.find((row) => row.via === 'meta');
+    return m && { schema_version: Number(m.version), key_salt: m.hop, key_n: m.n!, key_check: m.sealed };
+  }, noSchema);
+  const rows = both.then((r) => r.rows.filter((row) => row.via !== 'meta'));
+  rows.catch(() => {});
+  return { meta, refRead: { ref, index: keys.index, rows } };
 }
 
 /** The master key from the salt this home saw last for the store, started now, on the thread pool. */
@@ -137,10 +158,18 @@ export function earlyDerivation(home: string, store: string, pass: string): Deri
   return { salt: seen.salt, n: seen.n, master };
 }
 
-/** What warmTeamStore began for a store and home: the meta row being read, the key being derived. */
+/** The records a ref names, as the early opening looked them up, and the index key it hashed the ref with. */
+export interface RefRead {
+  ref: string;
+  index: Buffer;
+  rows: Promise<FoundRow[]>;
+}
+
+/** What warmTeamStore began for a store and home: the meta row being read, the key being derived, maybe a ref being looked up. */
 export interface Opening {
   meta: Promise<Meta | undefined>;
   early: Derivation | undefined;
+  refRead?: RefRead;
 }
 const openings = new Map<string, Opening>();
 // Keyed by the team key too (in memory only): an opening is never taken by a command given another key.
@@ -152,9 +181,10 @@ const openingKey = (url: string, home: string, pass: string) => `${url}\0${home}
  * driver loads (awaited: loaded while the command's own modules load, it would wait for all of
  * them), then the meta row is read while the command starts. Never fails: errors wait for the
  * command, which opens the store again the ordinary way and reports them. True when the store is
- * reached through a keeper.
+ * reached through a keeper. `ref`: the task ref the command looks up first (get, watch, answer,
+ * cancel, show).
  */
-export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv, ref?: string): Promise<boolean> {
   const url = env.MCP_TASKS_STORE;
   if (!isTeamStoreUrl(url)) return false;
   const pass = lookUpTeamKey(url, env).key;
@@ -162,11 +192,17 @@ export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv): Promi
   try {
     const early = earlyDerivation(home, redactStoreUrl(url), pass);
     const pool = await poolFor(url, env, home);
-    const meta = readMeta(pool);
-    meta.catch(() => {});
-    openings.set(openingKey(url, home, pass), { meta, early });
+    const kept = throughKeeper(pool);
+    // Through a keeper, the ref the command will look up first goes with the meta row's read, so
+    // its answer waits while the command's modules load (a second statement beside it would take
+    // a second connection). With a generated key, whose keys come at once: a passphrase's scrypt
+    // would hold the command's start until it ends.
+    const master = kept && ref && early?.n === GENERATED_KEY_COST ? await early.master.catch(() => undefined) : undefined;
+    const opening: Opening = master && ref ? { ...readMetaAndRef(pool, master, ref), early } : { meta: readMeta(pool), early };
+    opening.meta.catch(() => {});
+    openings.set(openingKey(url, home, pass), opening);
     // Through a keeper the store answers within a millisecond or two: nothing to overlap.
-    if (throughKeeper(pool)) return true;
+    if (kept) return true;
     // One turn of the event loop, so the socket's connect (queued for the next tick) leaves now:
     // Node 22+ loads the command's modules in one synchronous run, which would hold it back until
     // the end, and the database can fork the connection's backend meanwhile.

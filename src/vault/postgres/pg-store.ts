@@ -15,7 +15,7 @@
 // or transaction is ever held across a request to an MCP server (those happen outside this file).
 // The driver (`pg`) is loaded on the first use of a configured team store, never otherwise;
 // connecting and the early opening live in pg-connect.ts.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { throughKeeper, type StoreClient, type StorePool, type StoreQuery } from './pg-keeper-client.js';
 import { keepMs } from './pg-keeper-wire.js';
@@ -25,7 +25,8 @@ import { byCreatedAt, intentOf, isUnsettled, originText, STALE_HINTS_DROPPED, ty
 import { ListingRow, type ListingRows } from '../listing-index.js';
 import { listedByDefault } from '../record-files.js';
 import { currentWriter } from '../writer.js';
-import { closePool, connectTimeoutMs, teamStoreClient, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta } from './pg-connect.js';
+import { closePool, connectTimeoutMs, teamStoreClient, earlyDerivation, NotAGeneratedKey, poolFor, readMeta, masterKey, rememberSalt, takeOpening, validCost, type Derivation, type Meta, type RefRead } from './pg-connect.js';
+import { deriveKeys, hopOf, lookupHash, MIN_REF_PREFIX, PREFIX_LEN, refLookup, type FoundRow, type Keys, type SealedRow } from './pg-lookup.js';
 import { lookUpTeamKey } from './team-key-source.js';
 import { redactStoreUrl } from './store-url.js';
 import { DatabaseSilent } from './pg-patient.js';
@@ -35,8 +36,6 @@ import { cmd, hint, type Hint } from '../../hint.js';
 
 export const SCHEMA_VERSION = 1;
 const SCRYPT_N = 2 ** 14;
-const PREFIX_LEN = 6;
-const MIN_REF_PREFIX = 6;
 const CHECK_TEXT = 'mcp-tasks team key check v1';
 const LISTED_PHASES = ['submitting', 'active', 'in-doubt', 'lost'];
 /** Reads of at most this many records are remembered for update(). */
@@ -53,23 +52,6 @@ interface TeamKey {
   key: string;
   named: string;
   fix: Hint;
-}
-
-interface Keys {
-  record: Buffer;
-  index: Buffer;
-}
-
-/** A record's row as read: its hop, the sealed record, its version. */
-interface SealedRow {
-  hop: string;
-  sealed: Buffer;
-  version: string;
-}
-
-function deriveKeys(master: Buffer): Keys {
-  const k = (info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.from('mcp-tasks-team-store'), info, 32));
-  return { record: k('record-v1'), index: k('index-v1') };
 }
 
 function sealBytes(key: Buffer, plain: Buffer, aad: string): Buffer {
@@ -95,6 +77,8 @@ function openBytes(key: Buffer, sealed: Buffer, aad: string): Buffer | undefined
 export class PgHandleStore implements HandleStore {
   readonly engine = 'postgres' as const;
   private keys: Promise<Keys> | undefined;
+  /** The early opening's lookup of the command's ref, for the first resolve of that ref. */
+  private refRead: RefRead | undefined;
   /** Each record as this process last read or wrote it, with its version: an update from there is one statement. */
   private readonly read = new Map<string, { version: string; sealed: Buffer }>();
 
@@ -250,6 +234,7 @@ export class PgHandleStore implements HandleStore {
     if (!this.keys) {
       const pass = this.teamKey().key;
       const begun = takeOpening(this.url, this.home, pass);
+      this.refRead = begun?.refRead;
       const early = begun?.early ?? earlyDerivation(this.home, this.shown, pass);
       const read = () => this.once(readMeta);
       // What the early opening read stands unless it failed or found no schema (asked again: one may
@@ -330,11 +315,11 @@ export class PgHandleStore implements HandleStore {
   // -- sealing and hints ----------------------------------------------------------------------
 
   private hash(keys: Keys, kind: string, value: string, len = 22): string {
-    return createHmac('sha256', keys.index).update(`${kind}\0${value}`).digest('base64url').slice(0, len);
+    return lookupHash(keys, kind, value, len);
   }
 
   private hop(keys: Keys, opId: string): string {
-    return this.hash(keys, 'op', opId, 32);
+    return hopOf(keys, opId);
   }
 
   private hintKeys(keys: Keys, rec: VaultRecord): string[] {
@@ -518,17 +503,31 @@ export class PgHandleStore implements HandleStore {
     return this.once(async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM mcp_tasks_records')).rows[0]!.n));
   }
 
+  /**
+   * The records the early opening found for this ref, taken once, if it hashed the ref with the
+   * keys the store opened with (the salt this home remembered is still the store's). Undefined:
+   * look now (a failure there is reported as any read's).
+   */
+  private async lookedUpEarly(ref: string, keys: Keys): Promise<FoundRow[] | undefined> {
+    const early = this.refRead;
+    this.refRead = undefined;
+    if (early?.ref !== ref || !early.index.equals(keys.index)) return undefined;
+    return early.rows.catch(() => undefined);
+  }
+
   /** One round trip: every way the ref could name a record, tagged, then decided here in the file vault's order. */
   async resolve(ref: string): Promise<VaultRecord | undefined> {
     const keys = await this.ready();
-    const ways: Array<[string, string]> = [['task', this.hash(keys, 'task', ref)], ['label', this.hash(keys, 'label', ref)]];
-    if (ref.length >= MIN_REF_PREFIX) ways.push(['task6', this.hash(keys, 'task6', ref.slice(0, PREFIX_LEN))], ['op6', this.hash(keys, 'op6', ref.slice(0, PREFIX_LEN))]);
-    const sql = ["SELECT 'op' AS via, hop, sealed, version FROM mcp_tasks_records WHERE hop = $1", ...ways.map(([via], i) => `SELECT '${via}', r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $${i + 2}`)].join(' UNION ALL ');
-    const found = await this.once((c) => c.query<SealedRow & { via: string }>(sql, [this.hop(keys, ref), ...ways.map(([, h]) => h)]));
+    const rows =
+      (await this.lookedUpEarly(ref, keys)) ??
+      (await this.once(async (c) => {
+        const { text, values } = refLookup(keys, ref);
+        return (await c.query<FoundRow>(text, values)).rows;
+      }));
     const opened = new Map<string, VaultRecord>();
     const by = (via: string[], accept: (r: VaultRecord) => boolean) => {
       const out = new Map<string, VaultRecord>();
-      for (const row of found.rows) {
+      for (const row of rows) {
         if (!via.includes(row.via)) continue;
         let rec = opened.get(row.hop);
         if (!rec) {
