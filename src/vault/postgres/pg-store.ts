@@ -314,24 +314,16 @@ export class PgHandleStore implements HandleStore {
 
   // -- sealing and hints ----------------------------------------------------------------------
 
-  private hash(keys: Keys, kind: string, value: string, len = 22): string {
-    return lookupHash(keys, kind, value, len);
-  }
-
-  private hop(keys: Keys, opId: string): string {
-    return hopOf(keys, opId);
-  }
-
   private hintKeys(keys: Keys, rec: VaultRecord): string[] {
-    const out = new Set<string>([this.hash(keys, 'op6', rec.opId.slice(0, PREFIX_LEN))]);
+    const out = new Set<string>([lookupHash(keys, 'op6', rec.opId.slice(0, PREFIX_LEN))]);
     if (rec.taskId) {
-      out.add(this.hash(keys, 'task6', rec.taskId.slice(0, PREFIX_LEN)));
-      out.add(this.hash(keys, 'task', rec.taskId));
+      out.add(lookupHash(keys, 'task6', rec.taskId.slice(0, PREFIX_LEN)));
+      out.add(lookupHash(keys, 'task', rec.taskId));
     }
-    for (const v of Object.values(rec.labels ?? {})) out.add(this.hash(keys, 'label', v));
-    if (rec.operation?.idempotencyKey) out.add(this.hash(keys, 'idem', rec.operation.idempotencyKey));
+    for (const v of Object.values(rec.labels ?? {})) out.add(lookupHash(keys, 'label', v));
+    if (rec.operation?.idempotencyKey) out.add(lookupHash(keys, 'idem', rec.operation.idempotencyKey));
     // Only while it holds no handle: the identical-call check reads no history (a settled record's write drops it).
-    if (isUnsettled(rec) && rec.operation && rec.operation.name !== UNKNOWN_OPERATION) out.add(this.hash(keys, 'intent', intentOf(rec)));
+    if (isUnsettled(rec) && rec.operation && rec.operation.name !== UNKNOWN_OPERATION) out.add(lookupHash(keys, 'intent', intentOf(rec)));
     return [...out];
   }
 
@@ -360,7 +352,7 @@ export class PgHandleStore implements HandleStore {
    * one round trip; inside update()'s transaction, part of it); `insert` only when absent.
    */
   private async writeRow(c: StoreClient, keys: Keys, rec: VaultRecord, mode: 'insert' | 'upsert' | 'update', ifVersion?: string): Promise<boolean> {
-    const hop = this.hop(keys, rec.opId);
+    const hop = hopOf(keys, rec.opId);
     const sealed = this.seal(keys, rec, hop);
     const args = [hop, sealed, rec.phase, rec.server.name, rec.createdAt, rec.updatedAt, rec.origin ? originText(rec.origin) : null, this.hintKeys(keys, rec), NOTIFY_CHANNEL, ...(ifVersion !== undefined ? [ifVersion] : [])];
     const conflict = mode === 'insert' ? 'DO NOTHING' : 'DO UPDATE SET sealed = EXCLUDED.sealed, phase = EXCLUDED.phase, server_name = EXCLUDED.server_name, updated_at = EXCLUDED.updated_at, version = mcp_tasks_records.version + 1';
@@ -407,7 +399,7 @@ export class PgHandleStore implements HandleStore {
 
   async get(opId: string): Promise<VaultRecord | undefined> {
     const keys = await this.ready();
-    return (await this.once((q) => this.rows(q, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [this.hop(keys, opId)])))[0];
+    return (await this.once((q) => this.rows(q, keys, 'SELECT hop, sealed, version FROM mcp_tasks_records WHERE hop = $1', [hopOf(keys, opId)])))[0];
   }
 
   async put(record: VaultRecord): Promise<void> {
@@ -424,7 +416,7 @@ export class PgHandleStore implements HandleStore {
 
   async update(opId: string, change: (rec: VaultRecord) => void): Promise<VaultRecord | undefined> {
     const keys = await this.ready();
-    const hop = this.hop(keys, opId);
+    const hop = hopOf(keys, opId);
     // Read here moments ago (a get, a watch turn): changed from that copy and written only if the
     // store still holds that version, one statement. Otherwise (another writer came between, or
     // the change refused the copy) the locked read-modify-write below decides on a fresh read.
@@ -458,7 +450,7 @@ export class PgHandleStore implements HandleStore {
     if (q.listedByDefault) where.push(`phase IN (${LISTED_PHASES.map((p) => `'${p}'`).join(', ')})`);
     // Narrowed by what every kept record carries: its server (a column), its label values (hints, keyed hashes).
     if (q.narrow?.server !== undefined) where.push(`server_name = $${args.push(q.narrow.server)}`);
-    for (const v of new Set(q.narrow?.labelValues ?? [])) where.push(`hop IN (SELECT hop FROM mcp_tasks_hints WHERE hint = $${args.push(this.hash(keys, 'label', v))})`);
+    for (const v of new Set(q.narrow?.labelValues ?? [])) where.push(`hop IN (SELECT hop FROM mcp_tasks_hints WHERE hint = $${args.push(lookupHash(keys, 'label', v))})`);
     return this.once(async (c) => {
       // Without a filter to apply after decryption, the database stops at the limit.
       const limit = q.limit !== undefined && !q.match ? ` LIMIT ${Math.floor(q.limit)}` : '';
@@ -562,7 +554,7 @@ export class PgHandleStore implements HandleStore {
   async unsettledSameIntent(probe: IntentOf): Promise<VaultRecord[]> {
     const keys = await this.ready();
     const intent = intentOf(probe);
-    const hint = this.hash(keys, 'intent', intent);
+    const hint = lookupHash(keys, 'intent', intent);
     return this.with(async (c) => {
       const r = await c.query<Omit<SealedRow, 'sealed'> & { sealed: Buffer | null }>(
         `SELECT r.hop, CASE WHEN ${UNSETTLED_PHASE} THEN r.sealed END AS sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = $1`,
@@ -597,11 +589,11 @@ export class PgHandleStore implements HandleStore {
       }
       added += await this.with(async (c) => {
         // A task the store already holds under another operation id is not added twice.
-        const taskHints = batch.flatMap((r) => (r.taskId ? [this.hash(keys, 'task', r.taskId)] : []));
+        const taskHints = batch.flatMap((r) => (r.taskId ? [lookupHash(keys, 'task', r.taskId)] : []));
         const held = new Set((taskHints.length ? await this.rows(c, keys, 'SELECT DISTINCT r.hop, r.sealed, r.version FROM mcp_tasks_hints h JOIN mcp_tasks_records r ON r.hop = h.hop WHERE h.hint = ANY($1::text[])', [taskHints]) : []).map(handleOf));
         const fresh = batch.filter((r) => !held.has(handleOf(r))).map((r) => this.storable(r));
         if (!fresh.length) return 0;
-        const hops = fresh.map((r) => this.hop(keys, r.opId));
+        const hops = fresh.map((r) => hopOf(keys, r.opId));
         const inserted = await c.query<{ hop: string }>(
           `INSERT INTO mcp_tasks_records (hop, sealed, phase, server_name, created_at, updated_at, origin)
            SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::text[])
@@ -625,7 +617,7 @@ export class PgHandleStore implements HandleStore {
   async remove(opIds: string[]): Promise<number> {
     if (!opIds.length) return 0;
     const keys = await this.ready();
-    return this.with(async (c) => (await c.query('DELETE FROM mcp_tasks_records WHERE hop = ANY($1)', [opIds.map((id) => this.hop(keys, id))])).rowCount ?? 0, true);
+    return this.with(async (c) => (await c.query('DELETE FROM mcp_tasks_records WHERE hop = ANY($1)', [opIds.map((id) => hopOf(keys, id))])).rowCount ?? 0, true);
   }
 
   /**
