@@ -127,8 +127,8 @@ export async function resolveTarget(ctx: Context, rawRef: string, opts: TargetOp
   const found = vault.resolve(ref);
   // A team store without its connection keeper answers over the network: the server connection's
   // modules load meanwhile (imported here, not above: `list`, `show` and `prune` load this module
-  // and never connect). Through a keeper the answer comes within a millisecond or two, and loading
-  // beside it only added work (`get`: 5 to 12 ms on Node 20, nothing on Node 24).
+  // and never connect). Through a keeper the answer is near (the named ref's rows usually came with
+  // the store's opening), and loading beside it only added work (`get`: 5 to 12 ms on Node 20).
   if (vault.engine === 'postgres') void vault.answersNearby().then((near) => (near ? undefined : import('../session/open-session.js').then((m) => m.prepareSession())), () => {});
   const rec = await found;
   if (rec) {

@@ -201,7 +201,7 @@ export async function warmTeamStore(home: string, env: NodeJS.ProcessEnv, ref?: 
     const opening: Opening = master && ref ? { ...readMetaAndRef(pool, master, ref), early } : { meta: readMeta(pool), early };
     opening.meta.catch(() => {});
     openings.set(openingKey(url, home, pass), opening);
-    // Through a keeper the store answers within a millisecond or two: nothing to overlap.
+    // Through a keeper the connection is ready: no driver to load, no sign-in to wait out.
     if (kept) return true;
     // One turn of the event loop, so the socket's connect (queued for the next tick) leaves now:
     // Node 22+ loads the command's modules in one synchronous run, which would hold it back until
